@@ -1,0 +1,99 @@
+//! What every stage binary shares: the common options, logging, progress bars, exit
+//! codes and the printing of errors.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Options every stage takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommonArgs {
+    /// The dataset directory: the stage reads and writes `DIR/<table>.parquet` there.
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// No progress bars and only warnings in the log.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// More log output (-v: debug, -vv: trace). `RUST_LOG` overrides.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// How a stage ended: 0 success, 1 ran but found what it checks for lacking, 2 error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Success,
+    Lacking,
+}
+
+impl Outcome {
+    pub fn code(self) -> ExitCode {
+        match self {
+            Outcome::Success => ExitCode::SUCCESS,
+            Outcome::Lacking => ExitCode::from(1),
+        }
+    }
+}
+
+/// Starts `tracing` on stderr, structured as key=value.
+pub fn init_logging(common: &CommonArgs) {
+    let level = match (common.quiet, common.verbose) {
+        (true, _) => "warn",
+        (false, 0) => "info",
+        (false, 1) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or with `-q`.
+pub fn progress(common: &CommonArgs, len: u64, what: &str) -> ProgressBar {
+    if common.quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:30}] {pos}/{len} ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// Runs a stage's body and turns its result into the process exit code: the error's cause
+/// chain is printed on stderr with exit code 2; a broken pipe on stdout is not an error.
+/// A panic is reported as a bug in freshbench, not as a problem with the input.
+pub fn main_with(stage: &'static str, body: impl FnOnce() -> anyhow::Result<Outcome>) -> ExitCode {
+    std::panic::set_hook(Box::new(move |info| {
+        eprintln!(
+            "{stage}: internal error, a bug in freshbench (please report it with the command line): {info}"
+        );
+    }));
+    match body() {
+        Ok(outcome) => outcome.code(),
+        Err(err) => {
+            let broken_pipe = err.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{stage}: error: {err}");
+            for cause in err.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Tables written by `crawl`.
+
+use crate::types::Timestamp;
+use crate::{record, table};
+
+table! {
+    /// One row per repository source named to `crawl` (one release of a package, one
+    /// commit of a git repository, one local folder), including those it skipped.
+    pub struct Repo in "repos" written_by "crawl" {
+        /// Content hash of the source kind, name and version or commit (32 hex digits).
+        pub repo_id: String,
+        /// Where it came from: `path`, `git` or `pypi`.
+        pub source: String,
+        /// The source exactly as given (`pypi:attrs==23.1.0`, `git:URL@REF`, `path:DIR`).
+        pub spec: String,
+        /// The project's name (package name, repository or folder name).
+        pub name: String,
+        /// The release version (pypi), or the version the project's metadata declares.
+        pub version: Option<String>,
+        /// The git ref asked for (branch, tag or commit), git sources only.
+        pub git_ref: Option<String>,
+        /// The git commit (git) or a hash of the file tree (path, pypi).
+        pub commit: Option<String>,
+        /// When it was published: the release's upload time (pypi) or the commit date (git).
+        pub published_at: Option<Timestamp>,
+        /// Where it can be fetched again: the archive URL (pypi) or the clone URL (git).
+        pub url: Option<String>,
+        /// SPDX identifier of its license, where metadata or a license file gives one that can be recognized.
+        pub license: Option<String>,
+        /// Where the license came from: `metadata`, `classifier`, `license-file`.
+        pub license_source: Option<String>,
+        /// The cutoff in force (`since` of the sources file), if any.
+        pub cutoff: Option<Timestamp>,
+        /// `ok`, `skipped` (e.g. older than the cutoff) or `error` (could not be fetched or unpacked).
+        pub status: String,
+        /// Why it was skipped or failed; null when ok.
+        pub reason: Option<String>,
+        /// Files recorded in `files` for this repository (kept and skipped).
+        pub files_total: i64,
+        /// Of those, files skipped with a reason.
+        pub files_skipped: i64,
+    }
+}
+
+record! {
+    /// A range of lines, 1-based and inclusive at both ends.
+    pub struct LineRange {
+        /// First line.
+        pub start: i32,
+        /// Last line.
+        pub end: i32,
+    }
+}
+
+table! {
+    /// One row per Python file (source or test) and per dependency-defining file of a
+    /// repository, with its content.
+    pub struct File in "files" written_by "crawl" {
+        /// The repository (`repos.repo_id`).
+        pub repo_id: String,
+        /// Path relative to the repository root, `/`-separated.
+        pub path: String,
+        /// `source`, `test` (under a tests folder or named test_*.py / *_test.py / conftest.py) or `dependency` (pyproject.toml, setup.cfg, setup.py, requirements*.txt).
+        pub kind: String,
+        /// sha256 of the raw bytes, hex.
+        pub sha256: String,
+        /// Size in bytes.
+        pub size: i64,
+        /// The text, UTF-8; null when the file was skipped.
+        pub content: Option<String>,
+        /// `ok` or `skipped`.
+        pub status: String,
+        /// Why it was skipped (`not UTF-8`, `larger than N bytes`, ...); null when ok.
+        pub reason: Option<String>,
+        /// Line ranges changed by commits after the cutoff (git sources with a cutoff); null when unknown.
+        pub changed_lines: Option<Vec<LineRange>>,
+    }
+}

@@ -1,0 +1,83 @@
+//! Tables written by `execute` (and `slice`, which runs code through it).
+
+use crate::{record, table};
+
+record! {
+    /// The lines of one file a test executed.
+    pub struct FileLines {
+        /// File path relative to the repository root.
+        pub path: String,
+        /// 1-based line numbers, ascending.
+        pub lines: Vec<i32>,
+    }
+}
+
+table! {
+    /// One row per test of a repository's own test suite, run in its environment.
+    pub struct RepoTest in "repo_tests" written_by "execute" {
+        /// The repository.
+        pub repo_id: String,
+        /// pytest node id.
+        pub node_id: String,
+        /// `passed`, `failed`, `error`, `skipped`, `timeout`, or `env_error` (environment did not build).
+        pub outcome: String,
+        /// Seconds (records when it ran).
+        pub seconds: f64,
+        /// Different outcomes over two runs.
+        pub flaky: bool,
+        /// Lines it executed, per repository file.
+        pub lines: Vec<FileLines>,
+        /// The isolation the run had (`namespaces`, `rlimits-only`, `docker`).
+        pub isolation: String,
+        /// Message (failure, environment build output), capped.
+        pub detail: Option<String>,
+    }
+}
+
+table! {
+    /// One row per task: whether the task itself is sound, checked by running it.
+    pub struct Validation in "validations" written_by "execute" {
+        /// The task.
+        pub task_id: String,
+        /// `function`, `completion` or `assertion`.
+        pub family: String,
+        /// The original solution passes every case.
+        pub original_passes: bool,
+        /// An empty solution fails.
+        pub null_fails: bool,
+        /// Same results over two runs.
+        pub stable: bool,
+        /// Counts anywhere downstream (all three above).
+        pub valid: bool,
+        /// Cases run.
+        pub cases: i32,
+        /// Seconds for the original (records when it ran).
+        pub original_seconds: f64,
+        /// Why it is not valid.
+        pub reason: Option<String>,
+        /// The isolation the run had.
+        pub isolation: String,
+    }
+}
+
+table! {
+    /// One row per task: its difficulty, from the dynamic slice of what it executes.
+    pub struct Slice in "slices" written_by "slice" {
+        /// The task.
+        pub task_id: String,
+        /// `function`, `completion` or `assertion`.
+        pub family: String,
+        /// ESV, reading load: lines of code of all functions in the dynamic slice.
+        pub esv: i32,
+        /// MCL, simulation depth: statements executed in the slice, with repetition.
+        pub mcl: i64,
+        /// DFI, integration width: independent external inputs feeding the slice.
+        pub dfi: i32,
+        /// Files touched.
+        pub files: i32,
+        /// Modules touched.
+        pub modules: i32,
+        /// Functions in the slice.
+        pub functions: i32,
+    }
+}

@@ -1,0 +1,85 @@
+//! Tables written by `mask`.
+
+use crate::{record, table};
+
+record! {
+    /// A piece of cross-file context offered with a completion task.
+    pub struct ContextSnippet {
+        /// File it comes from.
+        pub path: String,
+        /// The text offered.
+        pub text: String,
+        /// Rank score (higher first).
+        pub score: f64,
+    }
+}
+
+table! {
+    /// One row per `completion` task: a file with one AST span masked.
+    pub struct CompletionTask in "completion_tasks" written_by "mask" {
+        /// Content hash of repository, path, span and span text.
+        pub task_id: String,
+        /// The repository.
+        pub repo_id: String,
+        /// The function containing the span, if any.
+        pub function_id: Option<String>,
+        /// File path.
+        pub path: String,
+        /// `expression`, `statement`, `block` or `function`.
+        pub span_kind: String,
+        /// Byte offset where the mask starts.
+        pub start_byte: i64,
+        /// Byte offset just past the mask.
+        pub end_byte: i64,
+        /// 1-based first masked line.
+        pub start_line: i32,
+        /// 1-based last masked line.
+        pub end_line: i32,
+        /// Text before the mask.
+        pub prefix: String,
+        /// Text after the mask.
+        pub suffix: String,
+        /// The masked text (the reference answer).
+        pub reference: String,
+        /// Ranked cross-file context.
+        pub context: Vec<ContextSnippet>,
+        /// The repository tests that execute the span (`repo_tests.node_id`).
+        pub tests: Vec<String>,
+    }
+}
+
+record! {
+    /// The expected value of an assertion on one mutated variant of the program.
+    pub struct AssertionVariant {
+        /// Identifies the mutation.
+        pub mutant_id: String,
+        /// The mutated code.
+        pub code: String,
+        /// The value's repr under that mutation.
+        pub expected: String,
+    }
+}
+
+table! {
+    /// One row per `assertion` task: a test assertion with its expected value masked.
+    pub struct AssertionTask in "assertion_tasks" written_by "mask" {
+        /// Content hash of the test, the assertion and the code.
+        pub task_id: String,
+        /// The repository.
+        pub repo_id: String,
+        /// The test (`repo_tests.node_id`).
+        pub test_node_id: String,
+        /// The test file.
+        pub path: String,
+        /// 1-based line of the assertion.
+        pub line: i32,
+        /// The assertion with its expected value replaced by a placeholder.
+        pub masked_assertion: String,
+        /// The code it exercises, as given to the model.
+        pub code_context: String,
+        /// The value's repr, recorded by execution.
+        pub expected: String,
+        /// Mutated variants and the values they produce.
+        pub variants: Vec<AssertionVariant>,
+    }
+}

@@ -1,0 +1,71 @@
+//! Tables written by `synthesize-tests`.
+
+use crate::table;
+
+table! {
+    /// One row per `function` task: implement a function from its docstring and signature.
+    pub struct FunctionTask in "function_tasks" written_by "synthesize-tests" {
+        /// Content hash of the function's source and the prompt (32 hex digits).
+        pub task_id: String,
+        /// The function it was made from.
+        pub function_id: String,
+        /// The repository.
+        pub repo_id: String,
+        /// `self_contained` or `weakly_self_contained`.
+        pub class: String,
+        /// What the model gets: imports, signature and docstring.
+        pub prompt: String,
+        /// `docstring` (the function's own) or `synthesized` (built from signature and cases).
+        pub prompt_kind: String,
+        /// The function's name, as the candidate must define it.
+        pub entry_point: String,
+        /// The original function (the reference solution), imports included.
+        pub canonical_solution: String,
+        /// `ok`, or `rejected` with a reason.
+        pub status: String,
+        /// Why it was rejected (nondeterministic, no inputs, budget, ...).
+        pub reason: Option<String>,
+        /// Test cases kept.
+        pub cases: i32,
+        /// Branch arcs of the original covered by the cases.
+        pub branches_covered: i32,
+        /// Branch arcs of the original in all.
+        pub branches_total: i32,
+        /// Mutants generated.
+        pub mutants_total: i32,
+        /// Mutants some case told apart from the original.
+        pub mutants_killed: i32,
+        /// mutants_killed / mutants_total (null without mutants).
+        pub mutation_score: Option<f64>,
+        /// Calls to the original made by the search.
+        pub calls: i32,
+        /// Time the synthesis took, seconds (records when it ran).
+        pub seconds: f64,
+    }
+}
+
+table! {
+    /// One row per test case of a function task: an input and the behaviour the original showed.
+    pub struct TestCase in "test_cases" written_by "synthesize-tests" {
+        /// Content hash of the task and the input.
+        pub case_id: String,
+        /// The task (`function_tasks.task_id`).
+        pub task_id: String,
+        /// Position in the task's case list.
+        pub ordinal: i32,
+        /// Positional arguments, a Python literal list (`[1, 'a']`).
+        pub args: String,
+        /// Keyword arguments, a Python literal dict.
+        pub kwargs: String,
+        /// The returned value's `repr`, when it returned.
+        pub expected_repr: Option<String>,
+        /// The returned value as tagged JSON (types kept: tuple, set, float NaN ...).
+        pub expected_json: Option<String>,
+        /// The exception type raised, when it raised.
+        pub expected_exception: Option<String>,
+        /// One of the edge values (empty, zero, NaN, ...) rather than a coverage find.
+        pub is_edge: bool,
+        /// Branch arcs this case covers.
+        pub arcs: i32,
+    }
+}
