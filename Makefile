@@ -1,0 +1,77 @@
+# freshbench: build, test, demo and benchmark.
+#   make demo    the pipeline (crawl, resolve, classify) on the bundled fixtures
+#   make test    every test (Rust workspace, fixture projects' own suites)
+#   make bench   throughput figures, each against an alternative measured in the same run
+#   make real    the pipeline on real projects from the package registry (network)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+CARGO   ?= cargo
+PY      := .tools/venv/bin/python
+BIN     := target/debug
+RBIN    := target/release
+DEMO    ?= data/demo
+REAL    ?= data/real
+SOURCES ?= pipelines/sources/real-2026q4.toml
+BENCH   ?= data/bench
+STAGES  := crawl resolve classify
+
+.PHONY: help setup build demo test test-rust test-fixtures bench real tables-doc fmt lint clean
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+## Python tools (uv, coverage, pytest, pyarrow) into .tools/venv; quick when done.
+setup:
+	@bash scripts/setup-tools.sh
+
+build:
+	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
+
+demo: setup build
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== crawl: the fixture projects (data/fixtures/sources.toml)"
+	$(BIN)/crawl --data $(DEMO) --sources data/fixtures/sources.toml
+	@echo "== resolve"
+	$(BIN)/resolve --data $(DEMO)
+	@echo "== classify"
+	$(BIN)/classify --data $(DEMO)
+	@echo "== tables in $(DEMO):" && ls $(DEMO)
+
+test: setup test-rust test-fixtures
+
+test-rust:
+	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
+	$(CARGO) test --workspace --no-fail-fast
+
+## Each fixture project's own test suite must pass: later stages run them as real suites.
+test-fixtures:
+	@for d in data/fixtures/*/; do \
+	  [ -d "$$d/tests" ] || continue; \
+	  echo "== pytest $$d"; \
+	  (cd "$$d" && ../../../$(PY) -m pytest -q -p no:cacheprovider) || exit 1; \
+	done
+
+## Regenerates schemas/TABLES.md from the code.
+tables-doc:
+	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
+
+bench: setup
+	$(CARGO) build --release -p crawl -p resolve --bins
+	bash scripts/bench-resolve.sh $(BENCH)
+
+real: setup build
+	@mkdir -p $(REAL)
+	$(BIN)/crawl --data $(REAL) --sources $(SOURCES) --cache .cache/sdists; test $$? -le 1
+	$(BIN)/resolve --data $(REAL)
+	$(BIN)/classify --data $(REAL)
+
+fmt:
+	$(CARGO) fmt --all
+
+lint:
+	$(CARGO) clippy --workspace --all-targets
+
+clean:
+	rm -rf $(DEMO) $(REAL) $(BENCH)
