@@ -1,0 +1,255 @@
+//! Unit and property tests of archive reading and its path checks.
+
+use std::io::Write as _;
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// A tar entry to build: path, type, data, link target. Names are written raw into the
+/// header, so crafted paths (`../x`, `/x`) get in as they are.
+type Spec<'a> = (&'a str, tar::EntryType, &'a [u8], Option<&'a str>);
+
+fn tar_bytes(entries: &[Spec<'_>]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (path, kind, data, link) in entries {
+        let mut h = tar::Header::new_gnu();
+        let gnu = h.as_gnu_mut().unwrap();
+        gnu.name[..path.len()].copy_from_slice(path.as_bytes());
+        if let Some(link) = link {
+            gnu.linkname[..link.len()].copy_from_slice(link.as_bytes());
+        }
+        h.set_entry_type(*kind);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append(&h, *data).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn tgz(entries: &[Spec<'_>]) -> Vec<u8> {
+    gz(&tar_bytes(entries))
+}
+
+const F: tar::EntryType = tar::EntryType::Regular;
+
+fn read(bytes: &[u8]) -> Result<Tree, ArchiveError> {
+    read_archive("demo-1.0.tar.gz", bytes, 1000, 1 << 20)
+}
+
+#[test]
+fn reads_sdist_and_strips_top_folder() {
+    let bytes = tgz(&[
+        ("demo-1.0/", tar::EntryType::Directory, b"", None),
+        ("demo-1.0/PKG-INFO", F, b"Name: demo\n", None),
+        ("demo-1.0/demo/__init__.py", F, b"x = 1\n", None),
+        ("demo-1.0/README.md", F, b"hi", None),
+        ("demo-1.0/.git/config.py", F, b"", None),
+        (
+            "demo-1.0/demo/link.py",
+            tar::EntryType::Symlink,
+            b"",
+            Some("__init__.py"),
+        ),
+        ("demo-1.0/dev", tar::EntryType::Char, b"", None),
+    ]);
+    let tree = read(&bytes).unwrap();
+    let paths: Vec<&str> = tree.entries.keys().map(String::as_str).collect();
+    assert_eq!(paths, ["PKG-INFO", "demo/__init__.py", "demo/link.py"]);
+    assert_eq!(tree.text("demo/__init__.py"), Some("x = 1\n"));
+    assert!(matches!(tree.entries["demo/link.py"], Entry::Link { .. }));
+    let listed: Vec<&str> = tree.listing.keys().map(String::as_str).collect();
+    assert_eq!(listed, ["PKG-INFO", "README.md", "demo/__init__.py"]);
+}
+
+#[test]
+fn no_strip_without_single_top_folder() {
+    let tree = read(&tgz(&[
+        ("a/x.py", F, b"", None),
+        ("setup.py", F, b"", None),
+    ]))
+    .unwrap();
+    assert!(tree.entries.contains_key("a/x.py") && tree.entries.contains_key("setup.py"));
+}
+
+#[test]
+fn refuses_crafted_entries() {
+    let cases: [(Spec<'_>, &str); 6] = [
+        (("demo/../evil.py", F, b"", None), "`..` component"),
+        (("../evil.py", F, b"", None), "`..` component"),
+        (("/etc/evil.py", F, b"", None), "absolute path"),
+        (
+            ("demo/etc", tar::EntryType::Symlink, b"", Some("/etc")),
+            "absolute path",
+        ),
+        (
+            ("demo/up", tar::EntryType::Symlink, b"", Some("../../up")),
+            "leaves the archive",
+        ),
+        (
+            ("demo/hard", tar::EntryType::Link, b"", Some("../x")),
+            "leaves the archive",
+        ),
+    ];
+    for (spec, problem) in cases {
+        let err = read(&tgz(&[("demo/ok.py", F, b"", None), spec])).unwrap_err();
+        assert!(
+            matches!(err, ArchiveError::Crafted { .. }),
+            "{}: {err}",
+            spec.0
+        );
+        let msg = err.to_string();
+        assert!(msg.contains(spec.0) && msg.contains(problem), "{msg}");
+    }
+}
+
+#[test]
+fn corrupt_archives_are_errors() {
+    let good = tgz(&[("demo/a.py", F, &[b'x'; 3000], None)]);
+    assert!(matches!(
+        read(b"not gzip at all"),
+        Err(ArchiveError::Corrupt { .. })
+    ));
+    assert!(matches!(
+        read(&good[..good.len() / 2]),
+        Err(ArchiveError::Corrupt { .. })
+    ));
+    let truncated_tar = tar_bytes(&[("demo/a.py", F, &[b'x'; 3000], None)]);
+    assert!(matches!(
+        read(&gz(&truncated_tar[..1024])),
+        Err(ArchiveError::Corrupt { .. })
+    ));
+    let zip = read_archive("demo.zip", b"PK\x03\x04garbage", 1000, 1 << 20);
+    assert!(matches!(zip, Err(ArchiveError::Corrupt { .. })), "{zip:?}");
+}
+
+#[test]
+fn bombs_are_refused() {
+    let bytes = tgz(&[("demo/big.py", F, &vec![b' '; 200_000], None)]);
+    let err = read_archive("b.tar.gz", &bytes, 1000, 100_000).unwrap_err();
+    assert!(
+        matches!(err, ArchiveError::TooLarge { limit: 100_000, .. }),
+        "{err}"
+    );
+    let zip = zip_bytes(&[("demo/big.py", &vec![b' '; 200_000])], &[]);
+    let err = read_archive("b.zip", &zip, 1000, 100_000).unwrap_err();
+    assert!(matches!(err, ArchiveError::TooLarge { .. }), "{err}");
+}
+
+#[test]
+fn large_files_are_hashed_not_kept() {
+    let tree = read(&tgz(&[("demo/big.py", F, &[b'x'; 2000], None)])).unwrap();
+    assert!(matches!(
+        &tree.entries["big.py"],
+        Entry::File {
+            size: 2000,
+            bytes: None,
+            ..
+        }
+    ));
+}
+
+fn zip_bytes(files: &[(&str, &[u8])], links: &[(&str, &str)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (path, data) in files {
+        w.start_file(*path, opts).unwrap();
+        w.write_all(data).unwrap();
+    }
+    for (path, target) in links {
+        w.add_symlink(*path, *target, opts).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+#[test]
+fn reads_zip() {
+    let bytes = zip_bytes(
+        &[("demo-1.0/demo.py", b"y = 2\n"), ("demo-1.0/setup.py", b"")],
+        &[("demo-1.0/l.py", "demo.py")],
+    );
+    let tree = read_archive("demo-1.0.zip", &bytes, 1000, 1 << 20).unwrap();
+    assert_eq!(tree.text("demo.py"), Some("y = 2\n"));
+    assert!(tree.entries.contains_key("setup.py"));
+    assert!(matches!(tree.entries["l.py"], Entry::Link { .. }));
+    let evil = zip_bytes(&[("demo/ok.py", b"")], &[("demo/etc", "/etc")]);
+    assert!(matches!(
+        read_archive("e.zip", &evil, 1000, 1 << 20),
+        Err(ArchiveError::Crafted { .. })
+    ));
+    let evil = zip_bytes(&[("demo\\..\\..\\evil.py", b"")], &[]);
+    assert!(matches!(
+        read_archive("e.zip", &evil, 1000, 1 << 20),
+        Err(ArchiveError::Crafted { .. })
+    ));
+}
+
+#[test]
+fn formats() {
+    assert_eq!(format_of("a-1.0.tar.gz").unwrap(), Format::TarGz);
+    assert_eq!(format_of("a-1.0.TGZ").unwrap(), Format::TarGz);
+    assert_eq!(format_of("a-1.0.zip").unwrap(), Format::Zip);
+    let err = format_of("a-1.0.tar.bz2").unwrap_err().to_string();
+    assert!(err.starts_with("unsupported archive format"), "{err}");
+}
+
+#[test]
+fn link_targets() {
+    assert_eq!(check_link_target("a/b/c", "../d", false), Ok("a/d".into()));
+    assert_eq!(
+        check_link_target("a/b", "../../x", false),
+        Err("is a link that leaves the archive")
+    );
+    assert_eq!(check_link_target("a/b", "a/x", true), Ok("a/x".into()));
+    assert_eq!(
+        check_link_target("a/b", "../x", true),
+        Err("is a link that leaves the archive")
+    );
+}
+
+fn component() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9_][A-Za-z0-9_.-]{0,8}".prop_filter("not a dot name", |s| s != "." && s != "..")
+}
+
+proptest! {
+    #[test]
+    fn normal_relative_paths_are_accepted(parts in prop::collection::vec(component(), 1..6)) {
+        let path = parts.join("/");
+        prop_assert_eq!(check_entry_path(&path), Ok(path.clone()));
+        let dotted = format!("./{path}");
+        prop_assert_eq!(check_entry_path(&dotted), Ok(path));
+    }
+
+    #[test]
+    fn dot_dot_anywhere_is_refused(
+        before in prop::collection::vec(component(), 0..4),
+        after in prop::collection::vec(component(), 0..4),
+    ) {
+        let path = before.iter().map(String::as_str).chain([".."]).chain(after.iter().map(String::as_str)).collect::<Vec<_>>().join("/");
+        prop_assert!(check_entry_path(&path).is_err(), "{}", path);
+    }
+
+    #[test]
+    fn absolute_paths_are_refused(parts in prop::collection::vec(component(), 0..5), lead in "(/|//|\\\\|C:|c:/)") {
+        let path = format!("{lead}{}", parts.join("/"));
+        prop_assert!(check_entry_path(&path).is_err(), "{}", path);
+    }
+
+    #[test]
+    fn links_escaping_are_refused(depth in 0usize..4, ups in 1usize..6, rest in prop::collection::vec(component(), 0..3)) {
+        let link = (0..=depth).map(|i| format!("d{i}")).collect::<Vec<_>>().join("/");
+        let target = std::iter::repeat_n("..", ups).map(str::to_string).chain(rest).collect::<Vec<_>>().join("/");
+        let escapes = ups > depth;
+        prop_assert_eq!(check_link_target(&link, &target, false).is_err(), escapes, "{} -> {}", link, target);
+        let absolute = format!("/{target}");
+        prop_assert!(check_link_target(&link, &absolute, false).is_err());
+    }
+}

@@ -1,0 +1,389 @@
+//! `git:` sources (local repositories built here with controlled dates) and `path:`
+//! sources.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{have_git, listing, run, tables};
+use schemas::cli::Outcome;
+use schemas::{LineRange, Timestamp};
+
+const ISC: &str = "Permission to use, copy, modify, and/or distribute this software for any\n\
+    purpose with or without fee is hereby granted, provided that the above\n\
+    copyright notice and this permission notice appear in all copies.\n";
+
+fn git(dir: &Path, args: &[&str], date: &str) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+const FIRST: &str = "2023-06-01T12:00:00Z";
+const SECOND: &str = "2024-06-01T12:00:00Z";
+
+/// A repository with two commits: the first (tagged `v1`) on 2023-06-01, the second on
+/// 2024-06-01 changing line 2 of `pkg/mod.py` and adding lines 6-7, adding a test file,
+/// deleting a line of `pkg/del.py` and a whole file.
+fn two_commit_repo(root: &Path) -> (String, String) {
+    std::fs::create_dir_all(root).unwrap();
+    git(root, &["init", "-q", "-b", "main"], FIRST);
+    write(
+        root,
+        &[
+            ("pkg/mod.py", "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"),
+            ("pkg/other.py", "x = 1\n"),
+            ("pkg/del.py", "1\n2\n3\n"),
+            ("pkg/gone.py", "y = 1\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"gitdemo\"\nversion = \"0.1.0\"\n",
+            ),
+            ("LICENSE", ISC),
+        ],
+    );
+    git(root, &["add", "-A"], FIRST);
+    git(root, &["commit", "-q", "-m", "first"], FIRST);
+    git(root, &["tag", "v1"], FIRST);
+    let first = git(root, &["rev-parse", "HEAD"], FIRST);
+    write(
+        root,
+        &[
+            (
+                "pkg/mod.py",
+                "a = 1\nB = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\n",
+            ),
+            ("pkg/del.py", "1\n3\n"),
+            ("tests/test_new.py", "def test():\n    assert True\n\n"),
+        ],
+    );
+    std::fs::remove_file(root.join("pkg/gone.py")).unwrap();
+    git(root, &["add", "-A"], SECOND);
+    git(root, &["commit", "-q", "-m", "second"], SECOND);
+    let second = git(root, &["rev-parse", "HEAD"], SECOND);
+    (first, second)
+}
+
+fn r(start: i32, end: i32) -> LineRange {
+    LineRange { start, end }
+}
+
+#[test]
+fn git_changed_lines_since_the_cutoff() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("gitdemo-repo");
+    let (first, second) = two_commit_repo(&repo);
+    let url = repo.display().to_string();
+    let data = tmp.path().join("data");
+    let spec = format!("git:{url}");
+    let at_v1 = format!("git:{url}@v1");
+    let by_file_url = format!("git:file://{url}");
+    let out = run(
+        &data,
+        &["--since", "2024-01-01", &spec, &at_v1, &by_file_url],
+    )
+    .unwrap();
+    assert_eq!(out, Outcome::Success);
+    let (repos, files) = tables(&data);
+
+    let head = &repos[0];
+    assert_eq!(
+        (
+            head.status.as_str(),
+            head.source.as_str(),
+            head.name.as_str()
+        ),
+        ("ok", "git", "gitdemo-repo")
+    );
+    assert_eq!(head.commit.as_deref(), Some(second.as_str()));
+    assert_eq!(head.published_at, Timestamp::parse(SECOND));
+    assert_eq!(head.url.as_deref(), Some(url.as_str()));
+    assert_eq!(head.version.as_deref(), Some("0.1.0"));
+    assert_eq!(
+        (head.license.as_deref(), head.license_source.as_deref()),
+        (Some("ISC"), Some("license-file"))
+    );
+    assert_eq!(
+        head.repo_id,
+        schemas::id::content_id(&[b"git", b"gitdemo-repo", second.as_bytes()])
+    );
+    let changed: Vec<(&str, &str, Option<&[LineRange]>)> = files
+        .iter()
+        .filter(|f| f.repo_id == head.repo_id)
+        .map(|f| (f.path.as_str(), f.kind.as_str(), f.changed_lines.as_deref()))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("pkg/del.py", "source", Some(&[][..])),
+            ("pkg/mod.py", "source", Some(&[r(2, 2), r(6, 7)][..])),
+            ("pkg/other.py", "source", Some(&[][..])),
+            ("pyproject.toml", "dependency", Some(&[][..])),
+            ("tests/test_new.py", "test", Some(&[r(1, 3)][..])),
+        ]
+    );
+
+    let old = &repos[1];
+    assert_eq!(
+        (old.status.as_str(), old.git_ref.as_deref()),
+        ("skipped", Some("v1"))
+    );
+    assert_eq!(old.commit.as_deref(), Some(first.as_str()));
+    assert_eq!(
+        old.reason.as_deref(),
+        Some("last commit 2023-06-01 is before the cutoff 2024-01-01")
+    );
+
+    let same = &repos[2];
+    assert_eq!(
+        (same.status.as_str(), same.name.as_str()),
+        ("skipped", "gitdemo-repo")
+    );
+    assert!(
+        same.reason
+            .as_deref()
+            .unwrap()
+            .contains("same repository as source"),
+        "{:?}",
+        same.reason
+    );
+    assert!(
+        !data.join(crawl::TMP_DIR).exists(),
+        "temporary clones removed"
+    );
+}
+
+#[test]
+fn git_cutoffs_after_head_before_history_and_none() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("r");
+    two_commit_repo(&repo);
+    let spec = format!("git:{}", repo.display());
+    let mod_lines = |data: &Path| {
+        let (repos, files) = tables(data);
+        let f = files.into_iter().find(|f| f.path == "pkg/mod.py");
+        (repos[0].status.clone(), f.map(|f| f.changed_lines))
+    };
+
+    let data = tmp.path().join("after");
+    assert_eq!(
+        run(&data, &["--since", "2025-01-01", &spec]).unwrap(),
+        Outcome::Success
+    );
+    let (repos, files) = tables(&data);
+    assert_eq!(
+        repos[0].reason.as_deref(),
+        Some("last commit 2024-06-01 is before the cutoff 2025-01-01")
+    );
+    assert!(files.is_empty());
+
+    let data = tmp.path().join("before");
+    run(&data, &["--since", "2020-01-01", &spec]).unwrap();
+    assert_eq!(
+        mod_lines(&data),
+        ("ok".to_string(), Some(Some(vec![r(1, 7)])))
+    );
+
+    let data = tmp.path().join("none");
+    run(&data, &[&spec]).unwrap();
+    assert_eq!(mod_lines(&data), ("ok".to_string(), Some(None)));
+
+    let data = tmp.path().join("badref");
+    let missing = format!("git:{}", tmp.path().join("no-such-repo").display());
+    assert_eq!(
+        run(&data, &[&format!("{spec}@nope"), &missing]).unwrap(),
+        Outcome::Lacking
+    );
+    let (repos, _) = tables(&data);
+    assert_eq!(
+        (repos[0].status.as_str(), repos[1].status.as_str()),
+        ("error", "error")
+    );
+    assert!(
+        repos[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("ref `nope` not found"),
+        "{:?}",
+        repos[0].reason
+    );
+    // The same inputs give the same reason: the random clone folder is not in it.
+    let reason = repos[1].reason.as_deref().unwrap();
+    assert!(
+        reason.contains("git clone")
+            && reason.contains("<clone>")
+            && !reason.contains(crawl::TMP_DIR),
+        "{reason}"
+    );
+    assert_eq!(
+        listing(&data),
+        ["files.parquet", "repos.parquet"].map(std::path::PathBuf::from)
+    );
+}
+
+fn path_project(root: &Path) {
+    write(
+        root,
+        &[
+            (
+                "proj/pyproject.toml",
+                "[project]\nname = \"pathdemo\"\nversion = \"2.0\"\n",
+            ),
+            ("proj/pkg/a.py", "def a():\n    return 1\n"),
+            ("proj/pkg/requirements-dev.txt", "pytest\n"),
+            ("proj/LICENSE", ISC),
+            ("proj/.venv/lib/x.py", ""),
+            ("proj/dist/y.py", ""),
+            ("proj/node_modules/z.py", ""),
+            ("outside/secret.py", "TOKEN = 1\n"),
+        ],
+    );
+    std::os::unix::fs::symlink("../../outside/secret.py", root.join("proj/pkg/leak.py")).unwrap();
+    std::os::unix::fs::symlink("../outside", root.join("proj/linked")).unwrap();
+}
+
+#[test]
+fn path_symlinks_are_skipped_rows_and_runs_are_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    path_project(tmp.path());
+    let spec = format!("path:{}", tmp.path().join("proj").display());
+    let (d1, d2) = (tmp.path().join("d1"), tmp.path().join("d2"));
+    assert_eq!(run(&d1, &[&spec]).unwrap(), Outcome::Success);
+    assert_eq!(run(&d2, &[&spec]).unwrap(), Outcome::Success);
+    let (repos, files) = tables(&d1);
+    assert_eq!(
+        tables(&d2),
+        (repos.clone(), files.clone()),
+        "two runs, identical rows"
+    );
+
+    let r = &repos[0];
+    assert_eq!(
+        (
+            r.status.as_str(),
+            r.source.as_str(),
+            r.name.as_str(),
+            r.version.as_deref()
+        ),
+        ("ok", "path", "pathdemo", Some("2.0"))
+    );
+    assert_eq!(
+        (r.license.as_deref(), r.license_source.as_deref()),
+        (Some("ISC"), Some("license-file"))
+    );
+    assert_eq!(
+        (r.url.as_deref(), r.published_at, r.git_ref.as_deref()),
+        (None, None, None)
+    );
+    assert_eq!((r.files_total, r.files_skipped), (4, 1));
+    let rows: Vec<(&str, &str, &str)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.kind.as_str(), f.status.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("pkg/a.py", "source", "ok"),
+            ("pkg/leak.py", "source", "skipped"),
+            ("pkg/requirements-dev.txt", "dependency", "ok"),
+            ("pyproject.toml", "dependency", "ok"),
+        ]
+    );
+    assert_eq!(
+        files[1].reason.as_deref(),
+        Some("symlink to ../../outside/secret.py, not followed")
+    );
+    assert!(files[1].content.is_none());
+    assert!(files.iter().all(|f| f.changed_lines.is_none()));
+
+    // A dataset directory inside the project is not crawled: same rows.
+    let inside = tmp.path().join("proj/dataset");
+    run(&inside, &[&spec]).unwrap();
+    assert_eq!(tables(&inside), (repos.clone(), files.clone()));
+    run(&inside, &[&spec]).unwrap();
+    assert_eq!(
+        tables(&inside),
+        (repos.clone(), files.clone()),
+        "its own tables are not in the tree hash"
+    );
+    std::fs::remove_dir_all(&inside).unwrap();
+
+    // The commit is a hash of the tree: one changed byte changes it.
+    std::fs::write(tmp.path().join("proj/pkg/a.py"), "def a():\n    return 2\n").unwrap();
+    let d3 = tmp.path().join("d3");
+    run(&d3, &[&spec]).unwrap();
+    let (changed, _) = tables(&d3);
+    assert_ne!(changed[0].commit, r.commit);
+    assert_ne!(changed[0].repo_id, r.repo_id);
+}
+
+#[test]
+fn sources_file_paths_are_relative_to_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    path_project(tmp.path());
+    let file = tmp.path().join("sources.toml");
+    std::fs::write(
+        &file,
+        "since = \"2024-01-01\"\nsources = [\"path:proj\", \"path:missing\"]\n",
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let file_arg = file.display().to_string();
+    let outside = format!("path:{}", tmp.path().join("outside").display());
+    assert_eq!(
+        run(&data, &["--sources", &file_arg, &outside]).unwrap(),
+        Outcome::Lacking
+    );
+    let (repos, _) = tables(&data);
+    let got: Vec<(&str, &str)> = repos
+        .iter()
+        .map(|r| (r.spec.as_str(), r.status.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("path:proj", "ok"),
+            ("path:missing", "error"),
+            (outside.as_str(), "ok")
+        ]
+    );
+    assert!(repos[1]
+        .reason
+        .as_deref()
+        .unwrap()
+        .ends_with("missing: no such folder"));
+    assert_eq!(repos[0].cutoff, Timestamp::parse("2024-01-01"));
+}
