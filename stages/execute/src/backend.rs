@@ -1,0 +1,187 @@
+//! The backend interface: a [`Backend`] starts [`Worker`]s from a [`WorkerSpec`]; a worker
+//! answers [`Request`]s under [`Limits`]. The `process` backend ([`crate::ProcessBackend`])
+//! implements it today; a `docker` backend (bollard) fits beside it without changing callers.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::protocol::{Isolation, Outcome, Request};
+
+/// What a worker is made of.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerSpec {
+    /// The Python interpreter (a venv's `bin/python` is fine); `None`: [`default_interpreter`].
+    pub interpreter: Option<PathBuf>,
+    /// Files and folders the code may read (bound read-only at the same path).
+    pub readonly: Vec<PathBuf>,
+    /// A tree copied into the worker's private, writable work folder at start (the original
+    /// stays read-only and unchanged).
+    pub tree: Option<PathBuf>,
+    /// `sys.path` entries, relative to the work folder (`"."`, `"src"`).
+    pub sys_path: Vec<String>,
+    /// Extra environment variables (the environment is otherwise cleared).
+    pub env: Vec<(String, String)>,
+    /// Trusted modules the runner imports once before serving (e.g. `numpy`), so that calls
+    /// do not pay for them again. Never repository code.
+    pub preload: Vec<String>,
+}
+
+impl WorkerSpec {
+    /// A worker over a copy of `tree`, with the tree's root on `sys.path`.
+    pub fn for_tree(tree: &Path) -> WorkerSpec {
+        WorkerSpec {
+            tree: Some(tree.to_path_buf()),
+            sys_path: vec![".".into()],
+            ..WorkerSpec::default()
+        }
+    }
+}
+
+/// `$FRESHBENCH_PYTHON` when set, else `.tools/venv/bin/python` (of the current directory or
+/// the workspace) when present, else `python3` found on `PATH`.
+pub fn default_interpreter() -> PathBuf {
+    if let Some(p) = std::env::var_os("FRESHBENCH_PYTHON") {
+        return resolve_dir(Path::new(&p));
+    }
+    let candidates = [
+        PathBuf::from(".tools/venv/bin/python"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/python"),
+    ];
+    for c in candidates {
+        if c.exists() {
+            return resolve_dir(&c);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join("python3");
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    PathBuf::from("/usr/bin/python3")
+}
+
+/// `p` with its folder made absolute and free of symlinks and `..`, its last component kept
+/// (a venv's `bin/python` must stay itself for Python to find the venv).
+pub fn resolve_dir(p: &Path) -> PathBuf {
+    match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
+    }
+}
+
+/// Limits on one request (and, at start, on the worker as a whole).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Wall-clock time per request; on expiry the request's processes are killed (and, if the
+    /// worker does not answer within a grace period, the whole worker).
+    pub wall: Duration,
+    /// CPU seconds per request (`RLIMIT_CPU`).
+    pub cpu_seconds: u64,
+    /// Address space per process (`RLIMIT_AS`).
+    pub memory_bytes: u64,
+    /// Processes and threads of the worker's sandbox uid (`RLIMIT_NPROC`).
+    pub processes: u64,
+    /// Largest file the code may write (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+    /// Open files per process (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// stdout plus stderr kept per request; more is status `output_limit`.
+    pub output_bytes: u64,
+    /// Size of the private work folder and of `/tmp` (tmpfs, namespaces only).
+    pub disk_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            wall: Duration::from_secs(10),
+            cpu_seconds: 10,
+            memory_bytes: 1 << 30,
+            processes: 64,
+            file_size_bytes: 16 << 20,
+            open_files: 256,
+            output_bytes: 1 << 20,
+            disk_bytes: 128 << 20,
+        }
+    }
+}
+
+/// Why a worker could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("isolation required but not available: {reason} (run where user or root namespaces are allowed, or drop --require-isolation)")]
+    IsolationUnavailable { reason: String },
+    #[error("namespaces are unavailable and, running as root, the fallback needs a sandbox uid that can reach {path}; refusing to run code as root (use an interpreter and tree outside /root, or allow namespaces)")]
+    RootFallback { path: PathBuf },
+    #[error("cannot start the Python worker {interpreter}: {source}")]
+    Spawn {
+        interpreter: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the Python worker {interpreter} did not start: {detail}")]
+    Handshake {
+        interpreter: PathBuf,
+        detail: String,
+    },
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a worker could not answer a request; the worker is then dead (the caller starts a
+/// new one, as [`crate::run_batch`] does). The request is charged with the failure.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Failure {
+    #[error("no answer within {0:?}: the worker was killed")]
+    Timeout(Duration),
+    #[error("the worker died: {0}")]
+    Died(String),
+    #[error("the worker broke the protocol (a bug in freshbench): {0}")]
+    Protocol(String),
+}
+
+/// What a started worker reports about itself.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct WorkerInfo {
+    /// pid of the runner as it sees itself (1 inside a pid namespace).
+    pub pid: i64,
+    pub uid: i64,
+    pub gid: i64,
+    /// Python version.
+    pub python: String,
+    pub executable: String,
+    /// coverage.py version, if importable.
+    pub coverage: Option<String>,
+    /// Network interfaces the worker sees (only `lo`, down, inside a network namespace).
+    pub interfaces: Vec<String>,
+    /// The work folder, as the worker sees it.
+    pub work: String,
+}
+
+/// Starts workers.
+pub trait Backend: Send + Sync {
+    /// Starts one worker; Python is running and has answered when this returns.
+    fn start(&self, spec: &WorkerSpec, limits: &Limits) -> Result<Box<dyn Worker>, ExecError>;
+    /// `process`, `docker`.
+    fn name(&self) -> &'static str;
+}
+
+/// A running worker: one Python that serves many requests. Dropping it kills it and
+/// everything it started.
+pub trait Worker: Send {
+    /// The isolation this worker really has.
+    fn isolation(&self) -> Isolation;
+    /// What the worker reported at start.
+    fn info(&self) -> &WorkerInfo;
+    /// Runs one request. `Ok` whatever the code did (see [`Outcome::status`]); `Err` when the
+    /// worker itself died or hung, after which it must not be used again.
+    fn call(&mut self, req: &Request, limits: &Limits) -> Result<Outcome, Failure>;
+    /// Resident memory of the worker's processes, where known.
+    fn memory_bytes(&self) -> Option<u64>;
+}

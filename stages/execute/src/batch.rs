@@ -1,0 +1,72 @@
+//! Running requests through one worker at a time: a request that kills or hangs its worker
+//! is charged with the failure, a new worker is started and the batch goes on.
+
+use std::time::Instant;
+
+use crate::backend::{Backend, ExecError, Failure, Limits, Worker, WorkerSpec};
+use crate::protocol::{Outcome, Request, Status};
+
+/// A batch in progress: requests go one by one (so a caller can record each outcome as it
+/// comes, to resume later) through a worker that is started on the first request and
+/// replaced after any request that killed it.
+pub struct Batch<'a> {
+    backend: &'a dyn Backend,
+    spec: WorkerSpec,
+    limits: Limits,
+    worker: Option<Box<dyn Worker>>,
+}
+
+impl<'a> Batch<'a> {
+    pub fn new(backend: &'a dyn Backend, spec: &WorkerSpec, limits: &Limits) -> Batch<'a> {
+        Batch {
+            backend,
+            spec: spec.clone(),
+            limits: *limits,
+            worker: None,
+        }
+    }
+
+    /// Runs one request. A worker that dies or hangs on it gives the request status `crash`
+    /// or `timeout` (or `harness_error` for a protocol bug) and is replaced for the next one.
+    /// `Err` only when a worker cannot be started at all (no interpreter, isolation required
+    /// but missing).
+    pub fn run(&mut self, req: &Request) -> Result<Outcome, ExecError> {
+        let worker = match self.worker.as_mut() {
+            Some(w) => w,
+            None => self
+                .worker
+                .insert(self.backend.start(&self.spec, &self.limits)?),
+        };
+        let isolation = worker.isolation();
+        let t0 = Instant::now();
+        match worker.call(req, &self.limits) {
+            Ok(o) => Ok(o),
+            Err(failure) => {
+                let status = match failure {
+                    Failure::Timeout(_) => Status::Timeout,
+                    Failure::Died(_) => Status::Crash,
+                    Failure::Protocol(_) => Status::HarnessError,
+                };
+                tracing::debug!(%failure, "worker lost; the next request starts a new one");
+                self.worker = None;
+                Ok(Outcome::failed(
+                    status,
+                    failure.to_string(),
+                    isolation,
+                    t0.elapsed(),
+                ))
+            }
+        }
+    }
+}
+
+/// Runs every request in order through [`Batch`] and returns one outcome per request.
+pub fn run_batch(
+    backend: &dyn Backend,
+    spec: &WorkerSpec,
+    requests: &[Request],
+    limits: &Limits,
+) -> Result<Vec<Outcome>, ExecError> {
+    let mut batch = Batch::new(backend, spec, limits);
+    requests.iter().map(|r| batch.run(r)).collect()
+}

@@ -1,0 +1,294 @@
+//! What a caller asks a worker ([`Request`]) and what it gets back ([`Outcome`]): the
+//! contract every backend honours. The wire format (one JSON object per line) is the
+//! worker's business (see `python/runner.py`); these types are what callers see.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use schemas::FileLines;
+
+use crate::value::Value;
+
+/// Where the code to call comes from; paths are relative to the worker's work folder (the
+/// copy of [`crate::WorkerSpec::tree`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// A module importable from the worker's `sys.path` (dotted name).
+    Module { name: String },
+    /// A Python file, imported under `name` (default: the file's stem).
+    File { path: String, name: Option<String> },
+    /// Source text, written to a file in the worker's scratch folder and imported as `name`.
+    Source { name: String, text: String },
+}
+
+/// Call one function with arguments given as Python literals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    pub target: Target,
+    /// The function's name in the module (dots reach into classes: `Parser.parse_line`).
+    pub function: String,
+    /// A Python literal list or tuple of positional arguments, e.g. `[1, "a", (2, 3)]`.
+    pub args: String,
+    /// A Python literal dict of keyword arguments, e.g. `{"sep": ","}`.
+    pub kwargs: String,
+    /// Measure the branch arcs of the called function that the call covered (slower).
+    pub coverage: bool,
+    /// Run in a process of its own. By default consecutive calls of the same target (and
+    /// limits) share one process forked from the runner, as a harness running one
+    /// candidate's test cases in one process does: a call that fails otherwise than by
+    /// returning or raising, leaves a process or thread behind, or trips the sandbox ends
+    /// that process, and a call of another target never shares it.
+    #[serde(default)]
+    pub fresh: bool,
+}
+
+/// Run given pytest node ids of a repository in the work folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PytestRun {
+    /// The repository root, relative to the work folder (`"."` for the tree itself).
+    pub rootdir: String,
+    /// Node ids (`tests/test_x.py::test_y`); empty runs every test pytest collects.
+    pub node_ids: Vec<String>,
+    /// Record the lines each test executed (coverage contexts per test).
+    pub coverage: bool,
+    /// More pytest arguments.
+    pub extra_args: Vec<String>,
+}
+
+/// One request to a worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    Call(Call),
+    Pytest(PytestRun),
+}
+
+impl Request {
+    /// `function(*args)` from `source` (imported as module `candidate`), no coverage.
+    pub fn call_source(source: &str, function: &str, args: &str) -> Request {
+        Request::Call(Call {
+            target: Target::Source {
+                name: "candidate".into(),
+                text: source.into(),
+            },
+            function: function.into(),
+            args: args.into(),
+            kwargs: "{}".into(),
+            coverage: false,
+            fresh: false,
+        })
+    }
+
+    /// `function(*args)` from a file of the work folder, no coverage.
+    pub fn call_file(path: &str, function: &str, args: &str) -> Request {
+        Request::Call(Call {
+            target: Target::File {
+                path: path.into(),
+                name: None,
+            },
+            function: function.into(),
+            args: args.into(),
+            kwargs: "{}".into(),
+            coverage: false,
+            fresh: false,
+        })
+    }
+
+    /// The same request with coverage measurement switched on or off.
+    #[must_use]
+    pub fn with_coverage(mut self, on: bool) -> Request {
+        match &mut self {
+            Request::Call(c) => c.coverage = on,
+            Request::Pytest(p) => p.coverage = on,
+        }
+        self
+    }
+}
+
+/// How a request ended. Only [`Status::Ok`] means the code returned; whether that is a pass
+/// is for the caller to decide ([`Outcome::passes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Returned a value (for `pytest`: the session ran; see each test's outcome).
+    Ok,
+    /// Raised (including `SystemExit` and `RecursionError`); see [`Outcome::exception`].
+    Exception,
+    /// Wall-clock or CPU-time limit.
+    Timeout,
+    /// Memory limit (`MemoryError`, `ENOMEM`).
+    Memory,
+    /// The code's process died without a result: a signal (segfault), `os._exit`, a closed
+    /// result channel, or the whole worker died.
+    Crash,
+    /// stdout and stderr together (or the result) over the output cap.
+    OutputLimit,
+    /// A limit on processes, threads, open files, file size or disk space.
+    ResourceLimit,
+    /// Caught doing what the sandbox forbids (write or read outside, network, signalling the
+    /// runner, patching the harness, a forged result).
+    SandboxViolation,
+    /// The request itself was bad (arguments not a literal, unknown kind), or a harness bug.
+    HarnessError,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Exception => "exception",
+            Status::Timeout => "timeout",
+            Status::Memory => "memory",
+            Status::Crash => "crash",
+            Status::OutputLimit => "output_limit",
+            Status::ResourceLimit => "resource_limit",
+            Status::SandboxViolation => "sandbox_violation",
+            Status::HarnessError => "harness_error",
+        }
+    }
+}
+
+/// The isolation a result really had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Isolation {
+    /// Fresh Linux namespaces (see [`crate::sandbox`] for exactly what that gives).
+    #[serde(rename = "namespaces")]
+    Namespaces,
+    /// Only rlimits and a process group.
+    #[serde(rename = "rlimits-only")]
+    #[default]
+    RlimitsOnly,
+    /// A container (the later docker backend).
+    #[serde(rename = "docker")]
+    Docker,
+}
+
+impl Isolation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Isolation::Namespaces => "namespaces",
+            Isolation::RlimitsOnly => "rlimits-only",
+            Isolation::Docker => "docker",
+        }
+    }
+}
+
+/// An exception the code raised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExceptionInfo {
+    /// The exception's type (qualified name within its module, e.g. `ValueError`).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub message: String,
+    #[serde(default)]
+    pub traceback: String,
+}
+
+/// The branch arcs of the called function (coverage.py's measure, lines as in its file;
+/// negative numbers are entries and exits, as coverage.py writes them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArcCoverage {
+    /// The function's file, relative to the work folder when inside it.
+    pub file: String,
+    pub first_line: i32,
+    pub last_line: i32,
+    /// Arcs the call executed.
+    pub arcs: Vec<(i32, i32)>,
+    /// Every arc of the function, from coverage.py's static analysis.
+    pub function_arcs: Vec<(i32, i32)>,
+}
+
+impl ArcCoverage {
+    /// The share of the function's arcs that were executed (1.0 for a function with none).
+    pub fn ratio(&self) -> f64 {
+        if self.function_arcs.is_empty() {
+            return 1.0;
+        }
+        let hit = self
+            .function_arcs
+            .iter()
+            .filter(|a| self.arcs.contains(a))
+            .count();
+        hit as f64 / self.function_arcs.len() as f64
+    }
+}
+
+/// One test of a `pytest` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestOutcome {
+    pub node_id: String,
+    /// `passed`, `failed`, `error` or `skipped`.
+    pub outcome: String,
+    pub seconds: f64,
+    /// Failure text, capped.
+    pub detail: Option<String>,
+    /// Lines it executed, per file relative to the rootdir (empty without coverage).
+    pub lines: Vec<FileLines>,
+}
+
+/// What happened to one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub status: Status,
+    /// The isolation the request really ran under.
+    #[serde(default)]
+    pub isolation: Isolation,
+    /// The returned value (status `ok` of a `call`).
+    #[serde(default)]
+    pub value: Option<Value>,
+    /// `repr` of the returned value, capped.
+    #[serde(default)]
+    pub repr: Option<String>,
+    #[serde(default)]
+    pub exception: Option<ExceptionInfo>,
+    /// Seconds the call itself took (the function, or the pytest session).
+    #[serde(default)]
+    pub seconds: f64,
+    /// Seconds the whole request took, fork and result included.
+    #[serde(default)]
+    pub wall_seconds: f64,
+    /// What the code printed, capped.
+    #[serde(default)]
+    pub stdout: String,
+    #[serde(default)]
+    pub stderr: String,
+    #[serde(default)]
+    pub coverage: Option<ArcCoverage>,
+    /// Per test, for `pytest` requests.
+    #[serde(default)]
+    pub tests: Vec<TestOutcome>,
+    /// pytest's exit code, for `pytest` requests.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// Why: which limit, which signal, which violation.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl Outcome {
+    /// An outcome for a request the worker could not answer (it died or hung).
+    pub fn failed(status: Status, detail: String, isolation: Isolation, wall: Duration) -> Outcome {
+        Outcome {
+            status,
+            isolation,
+            value: None,
+            repr: None,
+            exception: None,
+            seconds: 0.0,
+            wall_seconds: wall.as_secs_f64(),
+            stdout: String::new(),
+            stderr: String::new(),
+            coverage: None,
+            tests: Vec::new(),
+            exit_code: None,
+            detail: Some(detail),
+        }
+    }
+
+    /// A pass: the call returned and its value is the same as `expected` ([`Value::same`]).
+    pub fn passes(&self, expected: &Value) -> bool {
+        self.status == Status::Ok && self.value.as_ref().is_some_and(|v| v.same(expected))
+    }
+}

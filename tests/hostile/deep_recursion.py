@@ -1,0 +1,3 @@
+# attack: unbounded recursion. expect: exception (RecursionError)
+def solve(x):
+    return solve(x + 1)
