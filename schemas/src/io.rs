@@ -119,6 +119,12 @@ pub fn write_table_to<T: Table>(path: &Path, rows: &[T]) -> Result<(), TableErro
         }
         writer.close().map_err(|e| convert(&e))?;
     }
+    // Temporary files are created 0600; a table is as readable as any file the user writes.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        tmp.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(io_err)?;
+    }
     tmp.as_file_mut().flush().map_err(io_err)?;
     tmp.as_file().sync_all().map_err(io_err)?;
     tmp.persist(path).map_err(|e| io_err(e.error))?;

@@ -162,3 +162,14 @@ proptest! {
         prop_assert_eq!(read_table::<Repo>(dir.path()).unwrap(), rows);
     }
 }
+
+/// Regression: tables were written with the temporary file's mode 0600, unreadable to
+/// other users of a shared dataset directory.
+#[cfg(unix)]
+#[test]
+fn tables_are_readable_by_others() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_table(dir.path(), &[repo(1)]).unwrap();
+    assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o644);
+}
