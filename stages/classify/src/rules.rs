@@ -72,22 +72,40 @@ fn push(list: &mut Vec<String>, item: String) {
     }
 }
 
-/// Splits an annotation's text into the dotted names it mentions (quotes of string
-/// annotations included: `"Account"` mentions Account).
+/// Splits an annotation's text into the dotted names it mentions. A string annotation
+/// (`"Account"`, a forward reference) names what it contains; strings inside an
+/// annotation (`Literal["left", "right"]`) are values, not names.
 fn annotation_names(text: &str) -> Vec<&str> {
+    let t = text.trim();
+    for q in ["\"\"\"", "'''", "\"", "'"] {
+        if t.len() >= 2 * q.len()
+            && t.starts_with(q)
+            && t.ends_with(q)
+            && !t[q.len()..t.len() - q.len()].contains(q)
+        {
+            return annotation_names(&t[q.len()..t.len() - q.len()]);
+        }
+    }
     let mut out = Vec::new();
-    let bytes = text.as_bytes();
+    let bytes = t.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
-        if c.is_ascii_alphabetic() || c == b'_' {
+        if c == b'"' || c == b'\'' {
+            // Skip the string literal, escapes included.
+            i += 1;
+            while i < bytes.len() && bytes[i] != c {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;
             while i < bytes.len()
                 && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.')
             {
                 i += 1;
             }
-            out.push(text[start..i].trim_end_matches('.'));
+            out.push(t[start..i].trim_end_matches('.'));
         } else if c.is_ascii_digit() {
             while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
                 i += 1;
@@ -202,7 +220,7 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
         match r.kind.as_str() {
             "internal" => {
                 // A closure variable of an enclosing function is not code of the repository.
-                if !target.contains(".<locals>.") && !is_closure_variable(f, target) {
+                if !is_closure_variable(f, target) {
                     push(&mut internal_deps, target.to_string());
                 }
             }
@@ -241,13 +259,22 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
     }
 }
 
-/// `module.outer.name` where the function is nested in `outer`: a closure variable.
+/// `module.<enclosing qualname>.name` where the function is nested (at any depth) in that
+/// enclosing function: a closure variable, not code of the repository.
 fn is_closure_variable(f: &Function, target: &str) -> bool {
-    f.is_nested && target.starts_with(&format!("{}.", f.module)) && {
-        let rest = &target[f.module.len() + 1..];
-        let parent = f.qualname.rsplit_once(".<locals>.").map_or("", |(p, _)| p);
-        !parent.is_empty() && rest.starts_with(&format!("{parent}."))
+    if !f.is_nested {
+        return false;
     }
+    let Some(rest) = target
+        .strip_prefix(f.module.as_str())
+        .and_then(|r| r.strip_prefix('.'))
+    else {
+        return false;
+    };
+    let Some((owner, _name)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    f.qualname.starts_with(&format!("{owner}.<locals>."))
 }
 
 fn effect_code(reason: &str) -> String {

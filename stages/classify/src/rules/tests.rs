@@ -226,3 +226,37 @@ fn closure_variables_are_not_repository_code() {
     assert_eq!(v.class, Class::Rejected);
     assert_eq!(v.reasons, vec!["nested"]);
 }
+
+/// Regression: the values of `Literal["left", "right"]` were read as type names and
+/// rejected the function as ungeneratable.
+#[test]
+fn literal_values_are_not_type_names() {
+    let mut f = func("f");
+    f.params = vec![
+        param("a", Some("Literal['left', \"right\"]")),
+        param("b", Some("'Optional[int]'")),
+        param("c", Some("object")),
+    ];
+    let v = verdict(&f, &[]);
+    assert_eq!(v.class, Class::SelfContained, "{v:?}");
+}
+
+/// Regression: a closure variable of a grand-parent function made a nested function
+/// repo-dependent.
+#[test]
+fn closure_variables_of_any_enclosing_function() {
+    let mut f = func("retry.<locals>.decorate.<locals>.wrapper");
+    f.is_nested = true;
+    let refs = [
+        reference("internal", "times", "pkg.m.retry.times"),
+        reference("internal", "func", "pkg.m.retry.<locals>.decorate.func"),
+    ];
+    let v = verdict(&f, &refs);
+    assert_eq!(
+        (v.class, v.internal_deps.len()),
+        (Class::Rejected, 0),
+        "{v:?}"
+    );
+    let v = verdict(&f, &[reference("internal", "helper", "pkg.m.helper")]);
+    assert_eq!(v.class, Class::RepoDependent);
+}
