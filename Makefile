@@ -66,6 +66,7 @@ real: setup build
 	$(BIN)/crawl --data $(REAL) --sources $(SOURCES) --cache .cache/sdists; test $$? -le 1
 	$(BIN)/resolve --data $(REAL)
 	$(BIN)/classify --data $(REAL)
+	$(PY) scripts/dataset-report.py $(REAL)
 
 fmt:
 	$(CARGO) fmt --all
