@@ -13,7 +13,11 @@ pub fn literal_value(literal: &str) -> Option<String> {
     let body = &literal[quote_at..];
     let q = &body[..1];
     let triple = if q == "\"" { "\"\"\"" } else { "'''" };
-    let width = if body.len() >= 6 && body.starts_with(triple) && body.ends_with(triple) { 3 } else { 1 };
+    let width = if body.len() >= 6 && body.starts_with(triple) && body.ends_with(triple) {
+        3
+    } else {
+        1
+    };
     if body.len() < 2 * width || !body.ends_with(q) {
         // Unterminated (a parse error): no value.
         return None;
@@ -85,7 +89,11 @@ pub fn decode_escapes(s: &str) -> String {
             }
         }
         let exact = radix == 8 || digits.len() == max;
-        match u32::from_str_radix(&digits, radix).ok().filter(|_| exact).and_then(char::from_u32) {
+        match u32::from_str_radix(&digits, radix)
+            .ok()
+            .filter(|_| exact)
+            .and_then(char::from_u32)
+        {
             Some(ch) if !digits.is_empty() => {
                 out.push(ch);
                 chars = probe;
@@ -117,14 +125,21 @@ pub fn cleandoc(doc: &str) -> String {
         for l in lines.iter_mut().skip(1) {
             // The margin counts bytes of leading whitespace; slicing at a char boundary
             // keeps multi-byte whitespace (rare) intact.
-            let cut = l.char_indices().map(|(i, _)| i).find(|&i| i >= m).unwrap_or(l.len());
+            let cut = l
+                .char_indices()
+                .map(|(i, _)| i)
+                .find(|&i| i >= m)
+                .unwrap_or(l.len());
             *l = &l[cut..];
         }
     }
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
-    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
+    let start = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(lines.len());
     lines[start..].join("\n")
 }
 
@@ -163,7 +178,10 @@ mod tests {
         assert_eq!(literal_value(r#""""Doc.""""#).unwrap(), "Doc.");
         assert_eq!(literal_value(r"'a\tb'").unwrap(), "a\tb");
         assert_eq!(literal_value(r"r'a\tb'").unwrap(), r"a\tb");
-        assert_eq!(literal_value(r#"u"x\u00e9\x41\101\N{DASH}\q""#).unwrap(), r"xéAA\N{DASH}\q");
+        assert_eq!(
+            literal_value(r#"u"x\u00e9\x41\101\N{DASH}\q""#).unwrap(),
+            r"xéAA\N{DASH}\q"
+        );
         assert_eq!(literal_value("'''line\\\ncont'''").unwrap(), "linecont");
         assert_eq!(literal_value("\"\"").unwrap(), "");
         assert_eq!(literal_value("''''''").unwrap(), "");
@@ -176,8 +194,14 @@ mod tests {
 
     #[test]
     fn cleandoc_like_inspect() {
-        assert_eq!(cleandoc("  Summary.\n\n    Body line.\n      Indented.\n    "), "Summary.\n\nBody line.\n  Indented.");
-        assert_eq!(cleandoc("\n    Starts on the second line.\n    "), "Starts on the second line.");
+        assert_eq!(
+            cleandoc("  Summary.\n\n    Body line.\n      Indented.\n    "),
+            "Summary.\n\nBody line.\n  Indented."
+        );
+        assert_eq!(
+            cleandoc("\n    Starts on the second line.\n    "),
+            "Starts on the second line."
+        );
         assert_eq!(cleandoc("One line."), "One line.");
         assert_eq!(cleandoc("a\n\tb"), "a\nb");
         assert_eq!(cleandoc("   \n   \n"), "   ", "as inspect.cleandoc does");

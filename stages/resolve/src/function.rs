@@ -11,12 +11,21 @@ use crate::model::FunctionInfo;
 /// Describes the definition `def` (a `function_definition`); `outer` is the node that
 /// starts it (the `decorated_definition` when decorated, else `def` itself). Names,
 /// qualname, nesting and body metrics are left for the caller.
-pub(crate) fn describe(src: &str, def: Node<'_>, outer: Node<'_>, decorators: &[Node<'_>]) -> FunctionInfo {
+pub(crate) fn describe(
+    src: &str,
+    def: Node<'_>,
+    outer: Node<'_>,
+    decorators: &[Node<'_>],
+) -> FunctionInfo {
     let (k, f) = (kinds(), fields());
     let text = |n: Node<'_>| src.get(n.byte_range()).unwrap_or("");
     let start = outer.start_position();
     let end = outer.end_position();
-    let end_line = if end.column == 0 && end.row > start.row { end.row } else { end.row + 1 };
+    let end_line = if end.column == 0 && end.row > start.row {
+        end.row
+    } else {
+        end.row + 1
+    };
     let source = text(outer);
     FunctionInfo {
         qualname: String::new(),
@@ -24,7 +33,9 @@ pub(crate) fn describe(src: &str, def: Node<'_>, outer: Node<'_>, decorators: &[
         class_name: None,
         is_method: false,
         is_nested: false,
-        is_async: def.child(0).is_some_and(|c| !c.is_named() && c.kind() == "async"),
+        is_async: def
+            .child(0)
+            .is_some_and(|c| !c.is_named() && c.kind() == "async"),
         is_generator: false,
         returns_value: false,
         writes_globals: false,
@@ -32,10 +43,20 @@ pub(crate) fn describe(src: &str, def: Node<'_>, outer: Node<'_>, decorators: &[
         end_byte: outer.end_byte(),
         start_line: start.row as u32 + 1,
         end_line: end_line as u32,
-        params: def.child_by_field_id(f.parameters).map(|p| params(src, p, k)).unwrap_or_default(),
-        returns: def.child_by_field_id(f.return_type).map(|r| text(r).to_string()),
-        decorators: decorators.iter().map(|&d| decorator_text(src, d, k)).collect(),
-        docstring: def.child_by_field_id(f.body).and_then(|b| docstring(src, b, k)),
+        params: def
+            .child_by_field_id(f.parameters)
+            .map(|p| params(src, p, k))
+            .unwrap_or_default(),
+        returns: def
+            .child_by_field_id(f.return_type)
+            .map(|r| text(r).to_string()),
+        decorators: decorators
+            .iter()
+            .map(|&d| decorator_text(src, d, k))
+            .collect(),
+        docstring: def
+            .child_by_field_id(f.body)
+            .and_then(|b| docstring(src, b, k)),
         lines: count_lines(source),
         complexity: 1,
         has_syntax_error: outer.has_error(),
@@ -58,7 +79,11 @@ fn decorator_text(src: &str, d: Node<'_>, k: &Kinds) -> String {
     let mut c = d.walk();
     let expr = d.named_children(&mut c).find(|n| n.kind_id() != k.comment);
     let text = expr.map_or_else(
-        || src.get(d.byte_range()).unwrap_or("").trim_start_matches('@'),
+        || {
+            src.get(d.byte_range())
+                .unwrap_or("")
+                .trim_start_matches('@')
+        },
         |e| src.get(e.byte_range()).unwrap_or(""),
     );
     text.trim().to_string()
@@ -70,13 +95,28 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
     let mut out: Vec<schemas::Param> = Vec::new();
     let mut keyword_only = false;
     let mut c = node.walk();
-    let kids: Vec<Node<'_>> = node.named_children(&mut c).filter(|n| n.kind_id() != k.comment).collect();
+    let kids: Vec<Node<'_>> = node
+        .named_children(&mut c)
+        .filter(|n| n.kind_id() != k.comment)
+        .collect();
     for p in kids {
         let id = p.kind_id();
-        let plain = |keyword_only: bool| if keyword_only { "keyword_only" } else { "positional_or_keyword" };
-        let mut push = |name: String, kind: &str, annotation: Option<String>, default: Option<String>| {
-            out.push(schemas::Param { name, kind: kind.to_string(), annotation, default });
+        let plain = |keyword_only: bool| {
+            if keyword_only {
+                "keyword_only"
+            } else {
+                "positional_or_keyword"
+            }
         };
+        let mut push =
+            |name: String, kind: &str, annotation: Option<String>, default: Option<String>| {
+                out.push(schemas::Param {
+                    name,
+                    kind: kind.to_string(),
+                    annotation,
+                    default,
+                });
+            };
         if id == k.identifier || id == k.tuple_pattern {
             push(text(p), plain(keyword_only), None, None);
         } else if id == k.default_parameter || id == k.typed_default_parameter {
@@ -87,13 +127,17 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
         } else if id == k.typed_parameter {
             let annotation = p.child_by_field_id(f.type_).map(text);
             let mut c2 = p.walk();
-            let inner = p.named_children(&mut c2).find(|n| n.kind_id() != k.comment && Some(*n) != p.child_by_field_id(f.type_));
+            let inner = p
+                .named_children(&mut c2)
+                .find(|n| n.kind_id() != k.comment && Some(*n) != p.child_by_field_id(f.type_));
             match inner {
                 Some(i) if i.kind_id() == k.list_splat_pattern => {
                     push(splat_name(src, i, k), "var_positional", annotation, None);
                     keyword_only = true;
                 }
-                Some(i) if i.kind_id() == k.dictionary_splat_pattern => push(splat_name(src, i, k), "var_keyword", annotation, None),
+                Some(i) if i.kind_id() == k.dictionary_splat_pattern => {
+                    push(splat_name(src, i, k), "var_keyword", annotation, None)
+                }
                 Some(i) => push(text(i), plain(keyword_only), annotation, None),
                 None => {}
             }
@@ -117,9 +161,16 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
 
 fn splat_name(src: &str, node: Node<'_>, k: &Kinds) -> String {
     let mut c = node.walk();
-    let id = node.named_children(&mut c).find(|n| n.kind_id() == k.identifier);
+    let id = node
+        .named_children(&mut c)
+        .find(|n| n.kind_id() == k.identifier);
     id.map_or_else(
-        || src.get(node.byte_range()).unwrap_or("").trim_start_matches('*').to_string(),
+        || {
+            src.get(node.byte_range())
+                .unwrap_or("")
+                .trim_start_matches('*')
+                .to_string()
+        },
         |i| src.get(i.byte_range()).unwrap_or("").to_string(),
     )
 }
@@ -128,12 +179,16 @@ fn splat_name(src: &str, node: Node<'_>, k: &Kinds) -> String {
 /// or implicitly concatenated; not an f-string or bytes), its value cleaned.
 fn docstring(src: &str, body: Node<'_>, k: &Kinds) -> Option<String> {
     let mut c = body.walk();
-    let first = body.named_children(&mut c).find(|n| n.kind_id() != k.comment)?;
+    let first = body
+        .named_children(&mut c)
+        .find(|n| n.kind_id() != k.comment)?;
     if first.kind_id() != k.expression_statement {
         return None;
     }
     let mut c2 = first.walk();
-    let mut exprs = first.named_children(&mut c2).filter(|n| n.kind_id() != k.comment);
+    let mut exprs = first
+        .named_children(&mut c2)
+        .filter(|n| n.kind_id() != k.comment);
     let expr = exprs.next()?;
     if exprs.next().is_some() {
         return None;
@@ -143,7 +198,10 @@ fn docstring(src: &str, body: Node<'_>, k: &Kinds) -> Option<String> {
     } else if expr.kind_id() == k.concatenated_string {
         let mut c3 = expr.walk();
         let mut out = String::new();
-        for s in expr.named_children(&mut c3).filter(|n| n.kind_id() == k.string) {
+        for s in expr
+            .named_children(&mut c3)
+            .filter(|n| n.kind_id() == k.string)
+        {
             out.push_str(&literal_value(src.get(s.byte_range())?)?);
         }
         out

@@ -5,7 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::{Binding, FileAnalysis, FreeName, ImportTarget, RefKind, Resolution, SymbolKind, TargetType};
+use crate::model::{
+    Binding, FileAnalysis, FreeName, ImportTarget, RefKind, Resolution, SymbolKind, TargetType,
+};
 use crate::names::{is_builtin, is_module_dunder, is_stdlib};
 
 /// How many imports a name may be followed through before it counts as a cycle.
@@ -24,10 +26,19 @@ pub struct RepoIndex<'a> {
 /// Where a name leads before the rest of its chain is applied.
 #[derive(Debug, Clone)]
 enum Reached {
-    Def { file: usize, qual: String, ty: TargetType },
-    Module { file: usize },
+    Def {
+        file: usize,
+        qual: String,
+        ty: TargetType,
+    },
+    Module {
+        file: usize,
+    },
     Namespace(String),
-    External { kind: RefKind, dotted: String },
+    External {
+        kind: RefKind,
+        dotted: String,
+    },
     Builtin(String),
     Unresolved(String),
 }
@@ -62,7 +73,12 @@ impl<'a> RepoIndex<'a> {
                 end = dot;
             }
         }
-        Self { files, modules, tops, packages }
+        Self {
+            files,
+            modules,
+            tops,
+            packages,
+        }
     }
 
     fn module_of(&self, file: usize) -> &'a str {
@@ -72,9 +88,15 @@ impl<'a> RepoIndex<'a> {
     /// Resolves a free name of a function of file number `file` (its place in the
     /// iterator given to [`RepoIndex::new`]).
     pub fn resolve(&self, file: usize, free: &FreeName) -> Resolution {
-        let rest = free.chain.strip_prefix(free.name.as_str()).map_or("", |r| r.trim_start_matches('.'));
+        let rest = free
+            .chain
+            .strip_prefix(free.name.as_str())
+            .map_or("", |r| r.trim_start_matches('.'));
         let reached = match &free.binding {
-            Binding::Enclosing { qualname, target_type } => {
+            Binding::Enclosing {
+                qualname,
+                target_type,
+            } => {
                 let module = self.module_of(file);
                 return Resolution {
                     kind: RefKind::Internal,
@@ -106,7 +128,10 @@ impl<'a> RepoIndex<'a> {
         if let Some(r) = self.external_star(file, name) {
             return r;
         }
-        Reached::Unresolved(format!("`{name}` is not defined in module `{}` and is not a builtin", self.module_of(file)))
+        Reached::Unresolved(format!(
+            "`{name}` is not defined in module `{}` and is not a builtin",
+            self.module_of(file)
+        ))
     }
 
     /// For a name no module defines: the first star import of an external module, looked
@@ -117,13 +142,25 @@ impl<'a> RepoIndex<'a> {
         self.external_star_in(file, name, &mut visited)
     }
 
-    fn external_star_in(&self, file: usize, name: &str, visited: &mut Vec<usize>) -> Option<Reached> {
+    fn external_star_in(
+        &self,
+        file: usize,
+        name: &str,
+        visited: &mut Vec<usize>,
+    ) -> Option<Reached> {
         for t in &self.files[file].1.symbols.star_imports {
             let ImportTarget::Dotted(d) = t else { continue };
             match self.star_module(file, d) {
                 None => {
-                    let kind = if is_stdlib(top(d)) { RefKind::Stdlib } else { RefKind::ThirdParty };
-                    return Some(Reached::External { kind, dotted: format!("{d}.{name}") });
+                    let kind = if is_stdlib(top(d)) {
+                        RefKind::Stdlib
+                    } else {
+                        RefKind::ThirdParty
+                    };
+                    return Some(Reached::External {
+                        kind,
+                        dotted: format!("{d}.{name}"),
+                    });
                 }
                 Some(m) if !visited.contains(&m) && self.exports(m, name) => {
                     visited.push(m);
@@ -145,13 +182,25 @@ impl<'a> RepoIndex<'a> {
 
     /// [`Self::lookup`], visiting each star-imported module once (`visited`), so that star
     /// imports that import each other cost linear time, not exponential.
-    fn lookup_in(&self, file: usize, name: &str, hops: u32, visited: &mut Vec<usize>) -> Option<Reached> {
+    fn lookup_in(
+        &self,
+        file: usize,
+        name: &str,
+        hops: u32,
+        visited: &mut Vec<usize>,
+    ) -> Option<Reached> {
         if hops > MAX_HOPS {
-            return Some(Reached::Unresolved(format!("import chain longer than {MAX_HOPS} hops (a cycle?) reaching `{name}`")));
+            return Some(Reached::Unresolved(format!(
+                "import chain longer than {MAX_HOPS} hops (a cycle?) reaching `{name}`"
+            )));
         }
         let a = self.files[file].1;
         if let Some(sym) = a.symbols.names.get(name) {
-            let def = |ty| Reached::Def { file, qual: join(&a.module, name), ty };
+            let def = |ty| Reached::Def {
+                file,
+                qual: join(&a.module, name),
+                ty,
+            };
             return Some(match &sym.kind {
                 SymbolKind::Function => def(TargetType::Function),
                 SymbolKind::Class => def(TargetType::Class),
@@ -161,7 +210,9 @@ impl<'a> RepoIndex<'a> {
         }
         for t in &a.symbols.star_imports {
             let ImportTarget::Dotted(d) = t else { continue };
-            let Some(m) = self.star_module(file, d) else { continue };
+            let Some(m) = self.star_module(file, d) else {
+                continue;
+            };
             if visited.contains(&m) || !self.exports(m, name) {
                 continue;
             }
@@ -207,8 +258,9 @@ impl<'a> RepoIndex<'a> {
         }
         let (folder, _) = a.module.rsplit_once('.')?;
         let sibling_top = format!("{folder}.{}", top(dotted));
-        (self.modules.contains_key(sibling_top.as_str()) || self.packages.contains(sibling_top.as_str()))
-            .then(|| format!("{folder}.{dotted}"))
+        (self.modules.contains_key(sibling_top.as_str())
+            || self.packages.contains(sibling_top.as_str()))
+        .then(|| format!("{folder}.{dotted}"))
     }
 
     /// The longest prefix of `dotted` (at dot boundaries) that is a module of the
@@ -229,7 +281,9 @@ impl<'a> RepoIndex<'a> {
     /// module next to the importing script, else a third-party package.
     fn dotted(&self, file: usize, dotted: &str, hops: u32) -> Reached {
         if hops > MAX_HOPS {
-            return Reached::Unresolved(format!("import chain longer than {MAX_HOPS} hops (a cycle?) reaching `{dotted}`"));
+            return Reached::Unresolved(format!(
+                "import chain longer than {MAX_HOPS} hops (a cycle?) reaching `{dotted}`"
+            ));
         }
         let t = top(dotted);
         let stdlib = is_stdlib(t);
@@ -240,12 +294,18 @@ impl<'a> RepoIndex<'a> {
             }
         }
         if stdlib {
-            return Reached::External { kind: RefKind::Stdlib, dotted: dotted.to_string() };
+            return Reached::External {
+                kind: RefKind::Stdlib,
+                dotted: dotted.to_string(),
+            };
         }
         if let Some(s) = self.sibling(file, dotted) {
             return self.internal(&s, hops);
         }
-        Reached::External { kind: RefKind::ThirdParty, dotted: dotted.to_string() }
+        Reached::External {
+            kind: RefKind::ThirdParty,
+            dotted: dotted.to_string(),
+        }
     }
 
     /// A dotted name of the repository, strictly: every part must be found.
@@ -266,7 +326,10 @@ impl<'a> RepoIndex<'a> {
             None => match self.external_star(m, name) {
                 Some(r) => r,
                 None => {
-                    return Reached::Unresolved(format!("`{name}` is not defined in module `{}`", self.module_of(m)));
+                    return Reached::Unresolved(format!(
+                        "`{name}` is not defined in module `{}`",
+                        self.module_of(m)
+                    ));
                 }
             },
         };
@@ -328,12 +391,20 @@ impl<'a> RepoIndex<'a> {
             reason: None,
         };
         match reached {
-            Reached::Def { file, qual, ty } => {
-                internal(self.module_of(file).to_string(), join(&qual, rest), Some(self.files[file].0.to_string()), ty)
-            }
+            Reached::Def { file, qual, ty } => internal(
+                self.module_of(file).to_string(),
+                join(&qual, rest),
+                Some(self.files[file].0.to_string()),
+                ty,
+            ),
             Reached::Module { file } => {
                 let m = self.module_of(file);
-                internal(m.to_string(), join(m, rest), Some(self.files[file].0.to_string()), TargetType::Module)
+                internal(
+                    m.to_string(),
+                    join(m, rest),
+                    Some(self.files[file].0.to_string()),
+                    TargetType::Module,
+                )
             }
             Reached::Namespace(d) => internal(d.clone(), join(&d, rest), None, TargetType::Module),
             Reached::External { kind, dotted } => Resolution {

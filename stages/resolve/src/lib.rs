@@ -45,8 +45,8 @@ use schemas::{File, Repo};
 pub use docstring::{cleandoc, literal_value};
 pub use imports::RepoIndex;
 pub use model::{
-    Binding, FileAnalysis, FreeName, FunctionInfo, ImportTarget, ModuleSymbols, RefKind, Resolution, Symbol, SymbolKind,
-    TargetType,
+    Binding, FileAnalysis, FreeName, FunctionInfo, ImportTarget, ModuleSymbols, RefKind,
+    Resolution, Symbol, SymbolKind, TargetType,
 };
 pub use module_name::{module_name, resolve_relative};
 pub use names::{is_builtin, is_keyword, is_module_dunder, is_stdlib};
@@ -83,26 +83,38 @@ pub struct ResolvedFile {
 
 /// Parses and resolves one repository given as `(path, content)` pairs: module names come
 /// from the paths ([`module_name`]).
-pub fn resolve_repo<P: AsRef<str>, C: AsRef<str>>(files: &[(P, C)]) -> Result<Vec<ResolvedFile>, ResolveError> {
+pub fn resolve_repo<P: AsRef<str>, C: AsRef<str>>(
+    files: &[(P, C)],
+) -> Result<Vec<ResolvedFile>, ResolveError> {
     let mut analyzer = Analyzer::new()?;
     let mut analyses = Vec::with_capacity(files.len());
     for (path, content) in files {
         let (module, is_package) = module_name(path.as_ref());
-        analyses.push((path.as_ref().to_string(), analyzer.analyze(content.as_ref(), &module, is_package)?));
+        analyses.push((
+            path.as_ref().to_string(),
+            analyzer.analyze(content.as_ref(), &module, is_package)?,
+        ));
     }
     let index = RepoIndex::new(analyses.iter().map(|(p, a)| (p.as_str(), a)));
     let resolutions: Vec<Vec<Vec<Resolution>>> = analyses
         .iter()
         .enumerate()
         .map(|(i, (_, a))| {
-            a.functions.iter().map(|f| f.free_names.iter().map(|n| index.resolve(i, n)).collect()).collect()
+            a.functions
+                .iter()
+                .map(|f| f.free_names.iter().map(|n| index.resolve(i, n)).collect())
+                .collect()
         })
         .collect();
     drop(index);
     Ok(analyses
         .into_iter()
         .zip(resolutions)
-        .map(|((path, analysis), resolutions)| ResolvedFile { path, analysis, resolutions })
+        .map(|((path, analysis), resolutions)| ResolvedFile {
+            path,
+            analysis,
+            resolutions,
+        })
         .collect())
 }
 
@@ -115,16 +127,31 @@ fn wanted(f: &File) -> bool {
 /// `references`, prints a summary on stdout.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let dir = &args.common.data;
-    let repos: Vec<Repo> = schemas::read_table(dir).context("reading the repositories (`repos`)")?;
+    let repos: Vec<Repo> =
+        schemas::read_table(dir).context("reading the repositories (`repos`)")?;
     let files: Vec<File> = schemas::read_table(dir).context("reading the files (`files`)")?;
-    let repo_order: HashMap<&str, usize> = repos.iter().enumerate().map(|(i, r)| (r.repo_id.as_str(), i)).collect();
+    let repo_order: HashMap<&str, usize> = repos
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.repo_id.as_str(), i))
+        .collect();
     let mut selected: Vec<&File> = files.iter().filter(|f| wanted(f)).collect();
     selected.sort_by(|a, b| {
-        let ka = (repo_order.get(a.repo_id.as_str()).unwrap_or(&usize::MAX), &a.repo_id, &a.path);
-        let kb = (repo_order.get(b.repo_id.as_str()).unwrap_or(&usize::MAX), &b.repo_id, &b.path);
+        let ka = (
+            repo_order.get(a.repo_id.as_str()).unwrap_or(&usize::MAX),
+            &a.repo_id,
+            &a.path,
+        );
+        let kb = (
+            repo_order.get(b.repo_id.as_str()).unwrap_or(&usize::MAX),
+            &b.repo_id,
+            &b.path,
+        );
         ka.cmp(&kb)
     });
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     tracing::info!(repos = repos.len(), files = selected.len(), jobs, "parsing");
 
     // Fails here, once, if the grammar does not fit the library (a build bug).
@@ -136,7 +163,9 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let content = file.content.as_deref().unwrap_or("");
         let result = match analyzer {
             Ok(a) => a.analyze(content, &module, is_package),
-            Err(e) => Err(ResolveError::NoTree { module: format!("{module} (no parser: {e})") }),
+            Err(e) => Err(ResolveError::NoTree {
+                module: format!("{module} (no parser: {e})"),
+            }),
         };
         bar.inc(1);
         result
@@ -144,7 +173,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     bar.finish_and_clear();
     let mut parsed: Vec<(&File, FileAnalysis)> = Vec::with_capacity(selected.len());
     for (file, a) in selected.iter().zip(analyses) {
-        let a = a.with_context(|| format!("parsing {} of repository {}", file.path, file.repo_id))?;
+        let a =
+            a.with_context(|| format!("parsing {} of repository {}", file.path, file.repo_id))?;
         parsed.push((file, a));
     }
 
@@ -155,17 +185,32 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let mut start = 0;
     while start < parsed.len() {
         let id = &parsed[start].0.repo_id;
-        let end = start + parsed[start..].iter().take_while(|(f, _)| &f.repo_id == id).count();
+        let end = start
+            + parsed[start..]
+                .iter()
+                .take_while(|(f, _)| &f.repo_id == id)
+                .count();
         groups.push((start, end));
         start = end;
     }
     let repo_by_id: HashMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
-    let per_repo = parallel::map(&groups, jobs, || (), |(), &(s, e)| {
-        let id = parsed[s].0.repo_id.as_str();
-        let rows = tables::repo_rows(id, repo_by_id.get(id).copied(), &parsed[s..e]);
-        tracing::debug!(repo = id, files = e - s, functions = rows.functions.len(), references = rows.references.len(), "resolved");
-        rows
-    });
+    let per_repo = parallel::map(
+        &groups,
+        jobs,
+        || (),
+        |(), &(s, e)| {
+            let id = parsed[s].0.repo_id.as_str();
+            let rows = tables::repo_rows(id, repo_by_id.get(id).copied(), &parsed[s..e]);
+            tracing::debug!(
+                repo = id,
+                files = e - s,
+                functions = rows.functions.len(),
+                references = rows.references.len(),
+                "resolved"
+            );
+            rows
+        },
+    );
     let mut rows = tables::Rows::default();
     for r in per_repo {
         rows.append(r);

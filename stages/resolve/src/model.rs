@@ -71,7 +71,9 @@ pub struct FunctionInfo {
 impl FunctionInfo {
     /// The definition's text within the file's source.
     pub fn source<'a>(&self, file_source: &'a str) -> &'a str {
-        file_source.get(self.start_byte..self.end_byte).unwrap_or("")
+        file_source
+            .get(self.start_byte..self.end_byte)
+            .unwrap_or("")
     }
 }
 
@@ -167,7 +169,14 @@ pub struct Resolution {
 
 impl Resolution {
     pub(crate) fn unresolved(reason: String) -> Self {
-        Self { kind: RefKind::Unresolved, target_module: None, target: None, target_path: None, target_type: None, reason: Some(reason) }
+        Self {
+            kind: RefKind::Unresolved,
+            target_module: None,
+            target: None,
+            target_path: None,
+            target_type: None,
+            reason: Some(reason),
+        }
     }
 }
 
@@ -183,7 +192,13 @@ pub enum RefKind {
 
 impl RefKind {
     /// All kinds, in the order summaries list them.
-    pub const ALL: [RefKind; 5] = [Self::Builtin, Self::Stdlib, Self::ThirdParty, Self::Internal, Self::Unresolved];
+    pub const ALL: [RefKind; 5] = [
+        Self::Builtin,
+        Self::Stdlib,
+        Self::ThirdParty,
+        Self::Internal,
+        Self::Unresolved,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

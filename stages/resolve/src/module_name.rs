@@ -20,8 +20,17 @@ pub fn module_name(path: &str) -> (String, bool) {
 /// `rest` after them (`from ..pkg.mod import f` is level 2, rest `pkg.mod`), seen from
 /// `module` (a package `__init__` counts as its own package). Errs with the reason when
 /// the dots climb above the top-level package.
-pub fn resolve_relative(module: &str, is_package: bool, level: usize, rest: Option<&str>) -> Result<String, String> {
-    let mut package: Vec<&str> = if module.is_empty() { Vec::new() } else { module.split('.').collect() };
+pub fn resolve_relative(
+    module: &str,
+    is_package: bool,
+    level: usize,
+    rest: Option<&str>,
+) -> Result<String, String> {
+    let mut package: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split('.').collect()
+    };
     if !is_package {
         package.pop();
     }
@@ -52,18 +61,35 @@ mod tests {
         assert_eq!(module_name("src/pkg/__init__.py"), ("pkg".into(), true));
         assert_eq!(module_name("src/pkg/util.py"), ("pkg.util".into(), false));
         assert_eq!(module_name("setup.py"), ("setup".into(), false));
-        assert_eq!(module_name("tests/test_a.py"), ("tests.test_a".into(), false));
+        assert_eq!(
+            module_name("tests/test_a.py"),
+            ("tests.test_a".into(), false)
+        );
     }
 
     #[test]
     fn relative_imports() {
-        assert_eq!(resolve_relative("pkg.mod", false, 1, Some("util")).unwrap(), "pkg.util");
+        assert_eq!(
+            resolve_relative("pkg.mod", false, 1, Some("util")).unwrap(),
+            "pkg.util"
+        );
         assert_eq!(resolve_relative("pkg.mod", false, 1, None).unwrap(), "pkg");
-        assert_eq!(resolve_relative("pkg", true, 1, Some("impl")).unwrap(), "pkg.impl");
-        assert_eq!(resolve_relative("pkg.sub", true, 2, Some("x.y")).unwrap(), "pkg.x.y");
-        assert_eq!(resolve_relative("pkg.sub.mod", false, 2, Some("other")).unwrap(), "pkg.other");
+        assert_eq!(
+            resolve_relative("pkg", true, 1, Some("impl")).unwrap(),
+            "pkg.impl"
+        );
+        assert_eq!(
+            resolve_relative("pkg.sub", true, 2, Some("x.y")).unwrap(),
+            "pkg.x.y"
+        );
+        assert_eq!(
+            resolve_relative("pkg.sub.mod", false, 2, Some("other")).unwrap(),
+            "pkg.other"
+        );
         assert!(resolve_relative("pkg.mod", false, 2, Some("x")).is_err());
         assert!(resolve_relative("mod", false, 1, Some("x")).is_err());
-        assert!(resolve_relative("pkg", true, 2, None).unwrap_err().contains("climbs above"));
+        assert!(resolve_relative("pkg", true, 2, None)
+            .unwrap_err()
+            .contains("climbs above"));
     }
 }

@@ -9,11 +9,22 @@ static BUILTINS_TXT: &str = include_str!("data/builtins.txt");
 static STDLIB_TXT: &str = include_str!("data/stdlib_modules.txt");
 
 /// Names every module has in its global namespace, set by the import system.
-pub const MODULE_DUNDERS: [&str; 8] =
-    ["__name__", "__file__", "__doc__", "__spec__", "__package__", "__loader__", "__builtins__", "__path__"];
+pub const MODULE_DUNDERS: [&str; 8] = [
+    "__name__",
+    "__file__",
+    "__doc__",
+    "__spec__",
+    "__package__",
+    "__loader__",
+    "__builtins__",
+    "__path__",
+];
 
 fn set(text: &'static str) -> HashSet<&'static str> {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Whether `name` is in Python 3.11's `dir(builtins)`.
@@ -32,7 +43,41 @@ pub fn is_module_dunder(name: &str) -> bool {
 pub fn is_keyword(name: &str) -> bool {
     matches!(
         name,
-        "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await" | "break" | "class" | "continue" | "def" | "del" | "elif" | "else" | "except" | "finally" | "for" | "from" | "global" | "if" | "import" | "in" | "is" | "lambda" | "nonlocal" | "not" | "or" | "pass" | "raise" | "return" | "try" | "while" | "with" | "yield"
+        "False"
+            | "None"
+            | "True"
+            | "and"
+            | "as"
+            | "assert"
+            | "async"
+            | "await"
+            | "break"
+            | "class"
+            | "continue"
+            | "def"
+            | "del"
+            | "elif"
+            | "else"
+            | "except"
+            | "finally"
+            | "for"
+            | "from"
+            | "global"
+            | "if"
+            | "import"
+            | "in"
+            | "is"
+            | "lambda"
+            | "nonlocal"
+            | "not"
+            | "or"
+            | "pass"
+            | "raise"
+            | "return"
+            | "try"
+            | "while"
+            | "with"
+            | "yield"
     )
 }
 
@@ -48,16 +93,33 @@ mod tests {
 
     #[test]
     fn lists_hold_what_python_311_has() {
-        for b in ["len", "print", "ValueError", "__import__", "ExceptionGroup", "aiter"] {
+        for b in [
+            "len",
+            "print",
+            "ValueError",
+            "__import__",
+            "ExceptionGroup",
+            "aiter",
+        ] {
             assert!(is_builtin(b), "{b}");
         }
         assert!(!is_builtin("os"));
-        for m in ["os", "sys", "json", "__future__", "tomllib", "asyncio", "_thread"] {
+        for m in [
+            "os",
+            "sys",
+            "json",
+            "__future__",
+            "tomllib",
+            "asyncio",
+            "_thread",
+        ] {
             assert!(is_stdlib(m), "{m}");
         }
         assert!(!is_stdlib("numpy"));
         assert!(!is_stdlib("os.path"), "only top-level names are listed");
         assert!(is_module_dunder("__file__") && !is_module_dunder("__all__"));
-        assert!(is_keyword("def") && is_keyword("None") && !is_keyword("match") && !is_keyword("print"));
+        assert!(
+            is_keyword("def") && is_keyword("None") && !is_keyword("match") && !is_keyword("print")
+        );
     }
 }

@@ -6,7 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Maps `items` with `f` on `jobs` threads; `init` makes each thread's state. A panic in
 /// a worker is re-raised in the caller.
-pub(crate) fn map<T, R, S>(items: &[T], jobs: usize, init: impl Fn() -> S + Sync, f: impl Fn(&mut S, &T) -> R + Sync) -> Vec<R>
+pub(crate) fn map<T, R, S>(
+    items: &[T],
+    jobs: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R>
 where
     T: Sync,
     R: Send,
@@ -32,13 +37,19 @@ where
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     });
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     for (i, r) in parts.into_iter().flatten() {
         slots[i] = Some(r);
     }
-    slots.into_iter().map(|r| r.expect("every item is taken by exactly one worker")).collect()
+    slots
+        .into_iter()
+        .map(|r| r.expect("every item is taken by exactly one worker"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -46,10 +57,15 @@ mod tests {
     #[test]
     fn keeps_order_and_uses_state() {
         let items: Vec<u32> = (0..1000).collect();
-        let out = super::map(&items, 4, || 0u32, |seen, x| {
-            *seen += 1;
-            x * 2
-        });
+        let out = super::map(
+            &items,
+            4,
+            || 0u32,
+            |seen, x| {
+                *seen += 1;
+                x * 2
+            },
+        );
         assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
         assert!(super::map(&[] as &[u32], 4, || (), |(), x| *x).is_empty());
     }

@@ -34,7 +34,12 @@ impl Analyzer {
     /// Parses `source` (the file of module `module`) and analyzes it. A file with syntax
     /// errors is analyzed in pieces (see `recover`) so that an error does not take
     /// the definitions after it down with it.
-    pub fn analyze(&mut self, source: &str, module: &str, is_package: bool) -> Result<FileAnalysis, ResolveError> {
+    pub fn analyze(
+        &mut self,
+        source: &str,
+        module: &str,
+        is_package: bool,
+    ) -> Result<FileAnalysis, ResolveError> {
         let tree = self.parse(source, module)?;
         let root = tree.root_node();
         if !root.has_error() {
@@ -56,7 +61,12 @@ impl Analyzer {
             let end = starts.get(i + 1).copied().unwrap_or(source.len());
             let piece = &source[start..end];
             let tree = self.parse(piece, module)?;
-            recover::merge(&mut whole, analyze_tree(piece, tree.root_node(), module, is_package), start, lines_before);
+            recover::merge(
+                &mut whole,
+                analyze_tree(piece, tree.root_node(), module, is_package),
+                start,
+                lines_before,
+            );
             lines_before += piece.bytes().filter(|&b| b == b'\n').count() as u32;
         }
         if whole.errors.is_empty() {
@@ -67,22 +77,40 @@ impl Analyzer {
     }
 
     fn parse(&mut self, source: &str, module: &str) -> Result<tree_sitter::Tree, ResolveError> {
-        self.parser.parse(source, None).ok_or_else(|| ResolveError::NoTree { module: module.to_string() })
+        self.parser
+            .parse(source, None)
+            .ok_or_else(|| ResolveError::NoTree {
+                module: module.to_string(),
+            })
     }
 }
 
 /// Both phases of the analysis on one parsed tree.
 fn analyze_tree(source: &str, root: Node<'_>, module: &str, is_package: bool) -> FileAnalysis {
-    let errors = if root.has_error() { syntax_errors(root) } else { Vec::new() };
+    let errors = if root.has_error() {
+        syntax_errors(root)
+    } else {
+        Vec::new()
+    };
     let mut w = walk::walk(source, root, module, is_package);
     scope::attribute_uses(&mut w);
     let mut functions: Vec<_> = w.functions.into_iter().map(|(f, _)| f).collect();
     functions.sort_by_key(|f| f.start_byte);
-    FileAnalysis { module: module.to_string(), is_package, errors, functions, symbols: w.symbols }
+    FileAnalysis {
+        module: module.to_string(),
+        is_package,
+        errors,
+        functions,
+        symbols: w.symbols,
+    }
 }
 
 /// Parses and analyzes one file with a parser kept per thread.
-pub fn analyze_file(source: &str, module: &str, is_package: bool) -> Result<FileAnalysis, ResolveError> {
+pub fn analyze_file(
+    source: &str,
+    module: &str,
+    is_package: bool,
+) -> Result<FileAnalysis, ResolveError> {
     thread_local! {
         static ANALYZER: RefCell<Option<Analyzer>> = const { RefCell::new(None) };
     }
@@ -91,7 +119,9 @@ pub fn analyze_file(source: &str, module: &str, is_package: bool) -> Result<File
         if slot.is_none() {
             *slot = Some(Analyzer::new()?);
         }
-        slot.as_mut().expect("just set").analyze(source, module, is_package)
+        slot.as_mut()
+            .expect("just set")
+            .analyze(source, module, is_package)
     })
 }
 
@@ -104,7 +134,11 @@ fn syntax_errors(root: Node<'_>) -> Vec<schemas::SyntaxError> {
         let mut descend = n.has_error();
         if n.is_error() || n.is_missing() {
             let (s, e) = (n.start_position(), n.end_position());
-            let message = if n.is_missing() { format!("MISSING {}", n.kind()) } else { "ERROR".to_string() };
+            let message = if n.is_missing() {
+                format!("MISSING {}", n.kind())
+            } else {
+                "ERROR".to_string()
+            };
             out.push(schemas::SyntaxError {
                 line: s.row as i32 + 1,
                 column: s.column as i32,

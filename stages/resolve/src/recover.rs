@@ -22,7 +22,9 @@ pub(crate) fn piece_starts(source: &str, root: Node<'_>) -> Vec<usize> {
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let opens = ["def ", "async def ", "class ", "@"].iter().any(|p| line.starts_with(p));
+        let opens = ["def ", "async def ", "class ", "@"]
+            .iter()
+            .any(|p| line.starts_with(p));
         if opens && !after_decorator && at > 0 && !inside_string(root, at) {
             starts.push(at);
         }

@@ -28,7 +28,12 @@ fn binding_scope(scopes: &[Scope<'_>], u: &Use<'_>) -> u32 {
     }
 }
 
-fn binding_of(walk_scopes: &[Scope<'_>], imports: &[crate::model::ImportTarget], b: u32, name: &str) -> Binding {
+fn binding_of(
+    walk_scopes: &[Scope<'_>],
+    imports: &[crate::model::ImportTarget],
+    b: u32,
+    name: &str,
+) -> Binding {
     if b == 0 {
         return Binding::Global;
     }
@@ -39,13 +44,26 @@ fn binding_of(walk_scopes: &[Scope<'_>], imports: &[crate::model::ImportTarget],
         Some(BindWhat::Class) => TargetType::Class,
         Some(BindWhat::Variable) | None => TargetType::Variable,
     };
-    let qualname = if sc.qualname.is_empty() { "<lambda>".to_string() } else { sc.qualname.clone() };
-    Binding::Enclosing { qualname, target_type }
+    let qualname = if sc.qualname.is_empty() {
+        "<lambda>".to_string()
+    } else {
+        sc.qualname.clone()
+    };
+    Binding::Enclosing {
+        qualname,
+        target_type,
+    }
 }
 
 /// Fills every function's free names (ordered by chain) and `writes_globals`.
 pub(crate) fn attribute_uses(walk: &mut Walk<'_>) {
-    let Walk { scopes, uses, functions, imports, .. } = walk;
+    let Walk {
+        scopes,
+        uses,
+        functions,
+        imports,
+        ..
+    } = walk;
     let mut index: HashMap<(u32, &str), usize> = HashMap::new();
     for u in uses.iter() {
         let b = binding_scope(scopes, u);

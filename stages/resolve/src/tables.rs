@@ -25,7 +25,12 @@ impl Rows {
 /// Whether a function counts as written after the cutoff: for files with known changed
 /// lines, whether one of its lines changed; otherwise whether the repository was published
 /// after the cutoff; `None` without a cutoff (or without a publication time).
-pub fn after_cutoff(repo: Option<&Repo>, file: &File, start_line: u32, end_line: u32) -> Option<bool> {
+pub fn after_cutoff(
+    repo: Option<&Repo>,
+    file: &File,
+    start_line: u32,
+    end_line: u32,
+) -> Option<bool> {
     let repo = repo?;
     let cutoff = repo.cutoff?;
     if let Some(ranges) = &file.changed_lines {
@@ -38,8 +43,19 @@ pub fn after_cutoff(repo: Option<&Repo>, file: &File, start_line: u32, end_line:
 /// The id of a function: a hash of its repository, file, qualname and source; the second
 /// and later of identical definitions in one file (one under `if`, one under `else`) add
 /// their ordinal, so ids stay unique while the first keeps the plain hash.
-fn function_id(repo_id: &str, path: &str, qualname: &str, source: &str, occurrence: usize) -> String {
-    let parts: [&[u8]; 4] = [repo_id.as_bytes(), path.as_bytes(), qualname.as_bytes(), source.as_bytes()];
+fn function_id(
+    repo_id: &str,
+    path: &str,
+    qualname: &str,
+    source: &str,
+    occurrence: usize,
+) -> String {
+    let parts: [&[u8]; 4] = [
+        repo_id.as_bytes(),
+        path.as_bytes(),
+        qualname.as_bytes(),
+        source.as_bytes(),
+    ];
     if occurrence == 0 {
         schemas::id::content_id(&parts)
     } else {
@@ -99,18 +115,33 @@ pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalys
             path: file.path.clone(),
             module: a.module.clone(),
             is_package: a.is_package,
-            parse_status: if a.errors.is_empty() { "ok" } else { "syntax_error" }.to_string(),
+            parse_status: if a.errors.is_empty() {
+                "ok"
+            } else {
+                "syntax_error"
+            }
+            .to_string(),
             errors: a.errors.clone(),
             functions: a.functions.len() as i32,
         });
-        let mut seen: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+        let mut seen: std::collections::HashMap<(&str, &str), usize> =
+            std::collections::HashMap::new();
         let content = file.content.as_deref().unwrap_or("");
         for f in &a.functions {
-            let n = seen.entry((f.qualname.as_str(), f.source(content))).or_insert(0);
+            let n = seen
+                .entry((f.qualname.as_str(), f.source(content)))
+                .or_insert(0);
             let row = function_row(repo_id, file, a, f, repo, *n);
             *n += 1;
             for free in &f.free_names {
-                let r = index.resolve(i, free);
+                let r = match (free.name.as_str(), &f.class_name) {
+                    // The implicit cell Python gives a method that uses `super()` or
+                    // `__class__`: the class the method is defined in.
+                    ("__class__", Some(class)) => {
+                        class_cell(&a.module, &file.path, class, &free.chain)
+                    }
+                    _ => index.resolve(i, free),
+                };
                 rows.references.push(Reference {
                     function_id: row.function_id.clone(),
                     repo_id: repo_id.to_string(),
@@ -134,6 +165,19 @@ pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalys
     rows
 }
 
+/// The resolution of `__class__` in a method of `class` (a qualname in `module`).
+fn class_cell(module: &str, path: &str, class: &str, chain: &str) -> crate::model::Resolution {
+    let rest = chain.strip_prefix("__class__").unwrap_or("");
+    crate::model::Resolution {
+        kind: RefKind::Internal,
+        target_module: Some(module.to_string()),
+        target: Some(format!("{module}.{class}{rest}")),
+        target_path: Some(path.to_string()),
+        target_type: Some(crate::model::TargetType::Class),
+        reason: None,
+    }
+}
+
 /// Counts for the summary.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Summary {
@@ -155,7 +199,11 @@ impl Summary {
         }
         Self {
             files: rows.modules.len(),
-            syntax_errors: rows.modules.iter().filter(|m| m.parse_status != "ok").count(),
+            syntax_errors: rows
+                .modules
+                .iter()
+                .filter(|m| m.parse_status != "ok")
+                .count(),
             functions: rows.functions.len(),
             references: rows.references.len(),
             by_kind,
@@ -173,9 +221,18 @@ impl Summary {
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "files parsed:       {} ({} with syntax errors)", self.files, self.syntax_errors)?;
+        writeln!(
+            f,
+            "files parsed:       {} ({} with syntax errors)",
+            self.files, self.syntax_errors
+        )?;
         writeln!(f, "functions:          {}", self.functions)?;
-        writeln!(f, "references:         {} ({:.1}% resolved)", self.references, self.resolved_percent())?;
+        writeln!(
+            f,
+            "references:         {} ({:.1}% resolved)",
+            self.references,
+            self.resolved_percent()
+        )?;
         for (k, n) in RefKind::ALL.iter().zip(self.by_kind) {
             writeln!(f, "  {:<16}  {n}", k.as_str())?;
         }

@@ -42,7 +42,10 @@ fn file(repo_id: &str, path: &str, kind: &str, content: Option<&str>) -> File {
 }
 
 fn dataset(dir: &Path) {
-    let repos = vec![repo("r-ledger", Some("2024-01-01"), Some("2024-06-01")), repo("r-tiny", None, None)];
+    let repos = vec![
+        repo("r-ledger", Some("2024-01-01"), Some("2024-06-01")),
+        repo("r-tiny", None, None),
+    ];
     let mut service = file(
         "r-ledger",
         "src/ledger/service.py",
@@ -64,7 +67,14 @@ fn dataset(dir: &Path) {
 }
 
 fn run(dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_resolve")).arg("--data").arg(dir).arg("-q").arg("--jobs").arg("2").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .arg("--data")
+        .arg(dir)
+        .arg("-q")
+        .arg("--jobs")
+        .arg("2")
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -73,18 +83,46 @@ fn writes_modules_functions_and_references() {
     dataset(tmp.path());
     let out = run(tmp.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("files parsed:       5 (1 with syntax errors)"), "{stdout}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("files parsed:       5 (1 with syntax errors)"),
+        "{stdout}"
+    );
 
     let modules: Vec<Module> = schemas::read_table(tmp.path()).unwrap();
-    let names: Vec<_> = modules.iter().map(|m| (m.repo_id.as_str(), m.path.as_str(), m.module.as_str(), m.parse_status.as_str())).collect();
+    let names: Vec<_> = modules
+        .iter()
+        .map(|m| {
+            (
+                m.repo_id.as_str(),
+                m.path.as_str(),
+                m.module.as_str(),
+                m.parse_status.as_str(),
+            )
+        })
+        .collect();
     assert_eq!(
         names,
         [
             ("r-ledger", "src/ledger/__init__.py", "ledger", "ok"),
-            ("r-ledger", "src/ledger/accounts.py", "ledger.accounts", "ok"),
+            (
+                "r-ledger",
+                "src/ledger/accounts.py",
+                "ledger.accounts",
+                "ok"
+            ),
             ("r-ledger", "src/ledger/service.py", "ledger.service", "ok"),
-            ("r-ledger", "tests/test_service.py", "tests.test_service", "ok"),
+            (
+                "r-ledger",
+                "tests/test_service.py",
+                "tests.test_service",
+                "ok"
+            ),
             ("r-tiny", "tiny.py", "tiny", "syntax_error"),
         ]
     );
@@ -92,7 +130,10 @@ fn writes_modules_functions_and_references() {
     assert!(!modules[4].errors.is_empty());
 
     let functions: Vec<Function> = schemas::read_table(tmp.path()).unwrap();
-    let quals: Vec<_> = functions.iter().map(|f| (f.path.as_str(), f.qualname.as_str())).collect();
+    let quals: Vec<_> = functions
+        .iter()
+        .map(|f| (f.path.as_str(), f.qualname.as_str()))
+        .collect();
     assert_eq!(
         quals,
         [
@@ -106,11 +147,22 @@ fn writes_modules_functions_and_references() {
     );
     let open = &functions[1];
     assert_eq!(open.docstring.as_deref(), Some("Open one."));
-    assert_eq!(open.source, "def open_account(name):\n    \"\"\"Open one.\"\"\"\n    return Account(name, os.getcwd())");
+    assert_eq!(
+        open.source,
+        "def open_account(name):\n    \"\"\"Open one.\"\"\"\n    return Account(name, os.getcwd())"
+    );
     assert_eq!(open.function_id.len(), 32);
-    assert_eq!(open.after_cutoff, Some(true), "lines 6-7 changed after the cutoff");
+    assert_eq!(
+        open.after_cutoff,
+        Some(true),
+        "lines 6-7 changed after the cutoff"
+    );
     assert_eq!(functions[2].after_cutoff, Some(false));
-    assert_eq!(functions[3].after_cutoff, Some(true), "published after the cutoff");
+    assert_eq!(
+        functions[3].after_cutoff,
+        Some(true),
+        "published after the cutoff"
+    );
     assert_eq!(functions[4].after_cutoff, None, "no cutoff");
     assert!(functions[4].has_syntax_error && !functions[5].has_syntax_error);
 
@@ -118,17 +170,44 @@ fn writes_modules_functions_and_references() {
     let rows: Vec<_> = refs
         .iter()
         .map(|r| {
-            let f = functions.iter().find(|f| f.function_id == r.function_id).unwrap();
-            (f.qualname.as_str(), r.chain.as_str(), r.kind.as_str(), r.target.as_deref(), r.target_path.as_deref())
+            let f = functions
+                .iter()
+                .find(|f| f.function_id == r.function_id)
+                .unwrap();
+            (
+                f.qualname.as_str(),
+                r.chain.as_str(),
+                r.kind.as_str(),
+                r.target.as_deref(),
+                r.target_path.as_deref(),
+            )
         })
         .collect();
     assert_eq!(
         rows,
         [
-            ("open_account", "Account", "internal", Some("ledger.accounts.Account"), Some("src/ledger/accounts.py")),
-            ("open_account", "os.getcwd", "stdlib", Some("os.getcwd"), None),
+            (
+                "open_account",
+                "Account",
+                "internal",
+                Some("ledger.accounts.Account"),
+                Some("src/ledger/accounts.py")
+            ),
+            (
+                "open_account",
+                "os.getcwd",
+                "stdlib",
+                Some("os.getcwd"),
+                None
+            ),
             ("unchanged", "len", "builtin", Some("builtins.len"), None),
-            ("test_open", "open_account", "internal", Some("ledger.service.open_account"), Some("src/ledger/service.py")),
+            (
+                "test_open",
+                "open_account",
+                "internal",
+                Some("ledger.service.open_account"),
+                Some("src/ledger/service.py")
+            ),
             ("g", "h", "unresolved", None, None),
         ]
     );
@@ -161,7 +240,10 @@ fn a_missing_input_table_is_an_error() {
     let out = run(tmp.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("repos.parquet") && stderr.contains("crawl"), "{stderr}");
+    assert!(
+        stderr.contains("repos.parquet") && stderr.contains("crawl"),
+        "{stderr}"
+    );
 }
 
 /// Regression: two identical definitions with the same qualname in one file (one under
@@ -182,4 +264,28 @@ fn identical_definitions_get_distinct_ids() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), refs.len(), "one row per (function, chain)");
+}
+
+/// Regression: `__class__` in a method (the implicit cell of `super()`) was the only
+/// unresolved name left on the real corpus.
+#[test]
+fn class_cell_resolves_to_the_enclosing_class() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = "class Base:\n    def name(self):\n        return __class__.__name__\n";
+    schemas::write_table(tmp.path(), &[repo("r", None, None)]).unwrap();
+    schemas::write_table(tmp.path(), &[file("r", "pkg/m.py", "source", Some(src))]).unwrap();
+    assert_eq!(run(tmp.path()).status.code(), Some(0));
+    let refs: Vec<Reference> = schemas::read_table(tmp.path()).unwrap();
+    let r = refs
+        .iter()
+        .find(|r| r.name == "__class__")
+        .expect("a __class__ reference");
+    assert_eq!(
+        (
+            r.kind.as_str(),
+            r.target.as_deref(),
+            r.target_type.as_deref()
+        ),
+        ("internal", Some("pkg.m.Base.__name__"), Some("class"))
+    );
 }

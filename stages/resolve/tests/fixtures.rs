@@ -13,7 +13,11 @@ fn python_files(root: &Path) -> Vec<(String, String)> {
             if p.is_dir() {
                 todo.push(p);
             } else if p.extension().is_some_and(|x| x == "py") {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((rel, std::fs::read_to_string(&p).unwrap()));
             }
         }
@@ -23,7 +27,9 @@ fn python_files(root: &Path) -> Vec<(String, String)> {
 }
 
 fn fixture(name: &str) -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/fixtures").join(name);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/fixtures")
+        .join(name);
     if root.is_dir() {
         Some(root)
     } else {
@@ -34,20 +40,33 @@ fn fixture(name: &str) -> Option<PathBuf> {
 
 #[test]
 fn a_syntax_error_keeps_the_functions_around_it() {
-    let Some(root) = fixture("sensors") else { return };
+    let Some(root) = fixture("sensors") else {
+        return;
+    };
     let source = std::fs::read_to_string(root.join("sensors/broken.py")).unwrap();
     let a = resolve::analyze_file(&source, "sensors.broken", false).unwrap();
     assert!(!a.errors.is_empty());
-    let got: Vec<_> = a.functions.iter().map(|f| (f.qualname.as_str(), f.has_syntax_error)).collect();
+    let got: Vec<_> = a
+        .functions
+        .iter()
+        .map(|f| (f.qualname.as_str(), f.has_syntax_error))
+        .collect();
     assert_eq!(
         got,
-        [("celsius_to_kelvin", false), ("kelvin_to_celsius", true), ("hpa_to_inhg", false), ("inhg_to_hpa", false)]
+        [
+            ("celsius_to_kelvin", false),
+            ("kelvin_to_celsius", true),
+            ("hpa_to_inhg", false),
+            ("inhg_to_hpa", false)
+        ]
     );
 }
 
 #[test]
 fn ledger_references_match_the_hand_written_expectations() {
-    let Some(root) = fixture("ledger") else { return };
+    let Some(root) = fixture("ledger") else {
+        return;
+    };
     let expected_path = root.join("EXPECTED_REFERENCES.tsv");
     if !expected_path.exists() {
         println!("skipped: {} is missing", expected_path.display());
@@ -57,7 +76,10 @@ fn ledger_references_match_the_hand_written_expectations() {
     let files = python_files(&root);
     let resolved = resolve::resolve_repo(&files).unwrap();
     let mut got = vec!["path\tqualname\tchain\tkind\ttarget".to_string()];
-    for file in resolved.iter().filter(|f| f.path.starts_with("src/ledger/")) {
+    for file in resolved
+        .iter()
+        .filter(|f| f.path.starts_with("src/ledger/"))
+    {
         for (f, resolutions) in file.analysis.functions.iter().zip(&file.resolutions) {
             for (n, r) in f.free_names.iter().zip(resolutions) {
                 got.push(format!(
@@ -72,8 +94,17 @@ fn ledger_references_match_the_hand_written_expectations() {
         }
     }
     let expected: Vec<&str> = expected.lines().filter(|l| !l.trim().is_empty()).collect();
-    let missing: Vec<&&str> = expected.iter().filter(|e| !got.iter().any(|g| g == **e)).collect();
-    let extra: Vec<&String> = got.iter().filter(|g| !expected.contains(&g.as_str())).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "missing:\n{missing:#?}\nunexpected:\n{extra:#?}");
+    let missing: Vec<&&str> = expected
+        .iter()
+        .filter(|e| !got.iter().any(|g| g == **e))
+        .collect();
+    let extra: Vec<&String> = got
+        .iter()
+        .filter(|g| !expected.contains(&g.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing:\n{missing:#?}\nunexpected:\n{extra:#?}"
+    );
     assert_eq!(got, expected, "same rows, same order");
 }

@@ -61,7 +61,10 @@ fn spans_include_decorators() {
     );
     let a = analyze_file(&src, "m", false).unwrap();
     let f = &a.functions[0];
-    assert_eq!(f.source(&src), "@first\n@second.attr(1)\ndef f(a):\n    return a");
+    assert_eq!(
+        f.source(&src),
+        "@first\n@second.attr(1)\ndef f(a):\n    return a"
+    );
     assert_eq!((f.start_line, f.end_line), (3, 6));
     assert_eq!(f.decorators, ["first", "second.attr(1)"]);
 }
@@ -73,7 +76,14 @@ fn every_parameter_kind() {
     let got: Vec<_> = f
         .params
         .iter()
-        .map(|p| (p.name.as_str(), p.kind.as_str(), p.annotation.as_deref(), p.default.as_deref()))
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.kind.as_str(),
+                p.annotation.as_deref(),
+                p.default.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -89,8 +99,15 @@ fn every_parameter_kind() {
     );
     assert_eq!(f.returns.as_deref(), Some("Dict[str, int]"));
     let g = analyze("def g(self, *, key=None, **rest): pass\n");
-    let kinds: Vec<_> = g.functions[0].params.iter().map(|p| p.kind.as_str()).collect();
-    assert_eq!(kinds, ["positional_or_keyword", "keyword_only", "var_keyword"]);
+    let kinds: Vec<_> = g.functions[0]
+        .params
+        .iter()
+        .map(|p| p.kind.as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["positional_or_keyword", "keyword_only", "var_keyword"]
+    );
 }
 
 #[test]
@@ -119,13 +136,26 @@ fn docstrings_are_cleaned_values() {
             """Still the docstring."""
         "#,
     );
-    assert_eq!(func(&a, "multi").docstring.as_deref(), Some("Summary line.\n\nDetails, indented\n    more."));
-    assert_eq!(func(&a, "single").docstring.as_deref(), Some("It's a   tab."), "tabs expanded as inspect.cleandoc does");
+    assert_eq!(
+        func(&a, "multi").docstring.as_deref(),
+        Some("Summary line.\n\nDetails, indented\n    more.")
+    );
+    assert_eq!(
+        func(&a, "single").docstring.as_deref(),
+        Some("It's a   tab."),
+        "tabs expanded as inspect.cleandoc does"
+    );
     assert_eq!(func(&a, "raw").docstring.as_deref(), Some(r"Raw \n stays."));
-    assert_eq!(func(&a, "concat").docstring.as_deref(), Some("Part one, part two."));
+    assert_eq!(
+        func(&a, "concat").docstring.as_deref(),
+        Some("Part one, part two.")
+    );
     assert_eq!(func(&a, "fstring").docstring, None);
     assert_eq!(func(&a, "later").docstring, None);
-    assert_eq!(func(&a, "commented").docstring.as_deref(), Some("Still the docstring."));
+    assert_eq!(
+        func(&a, "commented").docstring.as_deref(),
+        Some("Still the docstring.")
+    );
 }
 
 #[test]
@@ -238,7 +268,10 @@ fn a_file_with_a_syntax_error_keeps_its_good_functions() {
         ",
     );
     assert!(!a.errors.is_empty());
-    assert!(a.errors.iter().all(|e| e.message == "ERROR" || e.message.starts_with("MISSING ")));
+    assert!(a
+        .errors
+        .iter()
+        .all(|e| e.message == "ERROR" || e.message.starts_with("MISSING ")));
     assert_eq!(a.errors[0].line, 4);
     let good = func(&a, "good");
     assert!(!good.has_syntax_error);
@@ -272,14 +305,37 @@ fn an_unclosed_parenthesis_does_not_swallow_the_next_function() {
                 return helper()
         "#,
     );
-    let names: Vec<_> = a.functions.iter().map(|f| (f.qualname.as_str(), f.start_line, f.has_syntax_error)).collect();
-    assert_eq!(names, [("before", 3, false), ("f", 6, true), ("after", 11, false), ("Later.m", 16, false)]);
-    assert!(a.errors.iter().all(|e| (8..=10).contains(&e.line)), "{:?}", a.errors);
+    let names: Vec<_> = a
+        .functions
+        .iter()
+        .map(|f| (f.qualname.as_str(), f.start_line, f.has_syntax_error))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("before", 3, false),
+            ("f", 6, true),
+            ("after", 11, false),
+            ("Later.m", 16, false)
+        ]
+    );
+    assert!(
+        a.errors.iter().all(|e| (8..=10).contains(&e.line)),
+        "{:?}",
+        a.errors
+    );
     assert_eq!(func(&a, "after").free_names[0].line, 11);
     assert_eq!(func(&a, "Later.m").free_names[0].chain, "helper");
     assert!(a.symbols.names.contains_key("os") && a.symbols.names.contains_key("Later"));
     // No keyword of the broken region passes for a name.
-    assert!(func(&a, "f").free_names.iter().all(|n| !crate::is_keyword(&n.name)), "{:?}", func(&a, "f").free_names);
+    assert!(
+        func(&a, "f")
+            .free_names
+            .iter()
+            .all(|n| !crate::is_keyword(&n.name)),
+        "{:?}",
+        func(&a, "f").free_names
+    );
 }
 
 #[test]

@@ -10,9 +10,19 @@ use crate::analyze_file;
 
 #[derive(Debug, Clone)]
 enum Stmt {
-    Def { name: usize, decorated: bool, is_async: bool, body: Vec<Stmt> },
-    Class { name: usize, body: Vec<Stmt> },
-    If { body: Vec<Stmt> },
+    Def {
+        name: usize,
+        decorated: bool,
+        is_async: bool,
+        body: Vec<Stmt>,
+    },
+    Class {
+        name: usize,
+        body: Vec<Stmt>,
+    },
+    If {
+        body: Vec<Stmt>,
+    },
     Simple(usize),
 }
 
@@ -21,8 +31,14 @@ fn stmt() -> impl Strategy<Value = Stmt> {
     leaf.prop_recursive(5, 40, 4, |inner| {
         let body = prop::collection::vec(inner, 1..4);
         prop_oneof![
-            (0usize..5, any::<bool>(), any::<bool>(), body.clone())
-                .prop_map(|(name, decorated, is_async, body)| Stmt::Def { name, decorated, is_async, body }),
+            (0usize..5, any::<bool>(), any::<bool>(), body.clone()).prop_map(
+                |(name, decorated, is_async, body)| Stmt::Def {
+                    name,
+                    decorated,
+                    is_async,
+                    body
+                }
+            ),
             (0usize..5, body.clone()).prop_map(|(name, body)| Stmt::Class { name, body }),
             body.prop_map(|body| Stmt::If { body }),
         ]
@@ -43,12 +59,24 @@ enum Parent {
     Function,
 }
 
-fn render(stmts: &[Stmt], indent: usize, prefix: &str, parent: Parent, out: &mut String, expected: &mut Vec<Expected>) {
+fn render(
+    stmts: &[Stmt],
+    indent: usize,
+    prefix: &str,
+    parent: Parent,
+    out: &mut String,
+    expected: &mut Vec<Expected>,
+) {
     let pad = "    ".repeat(indent);
     for s in stmts {
         match s {
             Stmt::Simple(n) => {
-                let line = ["x = 1", "pass", "# just a comment\n{pad}y = call(x)", "return helper(z)"][*n];
+                let line = [
+                    "x = 1",
+                    "pass",
+                    "# just a comment\n{pad}y = call(x)",
+                    "return helper(z)",
+                ][*n];
                 if *n == 3 && parent != Parent::Function {
                     let _ = writeln!(out, "{pad}pass");
                 } else {
@@ -65,7 +93,12 @@ fn render(stmts: &[Stmt], indent: usize, prefix: &str, parent: Parent, out: &mut
                 let q = qualify(prefix, parent, &name);
                 render(body, indent + 1, &q, Parent::Class, out, expected);
             }
-            Stmt::Def { name, decorated, is_async, body } => {
+            Stmt::Def {
+                name,
+                decorated,
+                is_async,
+                body,
+            } => {
                 let name = format!("f{name}");
                 let start = out.len() + pad.len();
                 if *decorated {
@@ -75,7 +108,11 @@ fn render(stmts: &[Stmt], indent: usize, prefix: &str, parent: Parent, out: &mut
                 let _ = writeln!(out, "{pad}{kw} {name}(a, *b, c=2):");
                 let q = qualify(prefix, parent, &name);
                 let index = expected.len();
-                expected.push(Expected { qualname: q.clone(), start, end: 0 });
+                expected.push(Expected {
+                    qualname: q.clone(),
+                    start,
+                    end: 0,
+                });
                 render(body, indent + 1, &q, Parent::Function, out, expected);
                 // The function ends where its last line's text ends.
                 expected[index].end = out.trim_end().len();

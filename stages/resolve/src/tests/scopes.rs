@@ -4,7 +4,10 @@ use super::{analyze, binding, chains, free, func};
 use crate::{Binding, ImportTarget, TargetType};
 
 fn enclosing(qualname: &str, ty: TargetType) -> Binding {
-    Binding::Enclosing { qualname: qualname.into(), target_type: ty }
+    Binding::Enclosing {
+        qualname: qualname.into(),
+        target_type: ty,
+    }
 }
 
 #[test]
@@ -46,7 +49,10 @@ fn every_binding_form_is_local() {
                     deleted, a, b, c, d, e, g, h, m1, mrest, mv, mkw, mx, mas)
         ",
     );
-    assert_eq!(chains(&a, "f"), ["Point", "ValueError", "ctx", "int", "open"]);
+    assert_eq!(
+        chains(&a, "f"),
+        ["Point", "ValueError", "ctx", "int", "open"]
+    );
 }
 
 #[test]
@@ -77,7 +83,10 @@ fn walrus_in_a_comprehension_binds_in_the_enclosing_function() {
     );
     assert!(chains(&a, "f").is_empty());
     assert_eq!(chains(&a, "g"), ["w"]);
-    assert!(a.symbols.names.contains_key("w"), "module-level walrus in a comprehension binds a global");
+    assert!(
+        a.symbols.names.contains_key("w"),
+        "module-level walrus in a comprehension binds a global"
+    );
 }
 
 #[test]
@@ -95,7 +104,10 @@ fn class_bodies_do_not_enclose_methods() {
         ",
     );
     assert_eq!(binding(&a, "outer.<locals>.C.m", "x"), Binding::Global);
-    assert_eq!(binding(&a, "outer.<locals>.C.m", "y"), enclosing("outer", TargetType::Variable));
+    assert_eq!(
+        binding(&a, "outer.<locals>.C.m", "y"),
+        enclosing("outer", TargetType::Variable)
+    );
     // `x` is free in the method and not bound in `outer` either: a reference of `outer`.
     assert_eq!(chains(&a, "outer"), ["x"]);
 }
@@ -114,8 +126,14 @@ fn closures_are_enclosing_bindings_and_not_references_of_the_outer_function() {
         ",
     );
     let inner = "outer.<locals>.inner";
-    assert_eq!(binding(&a, inner, "n"), enclosing("outer", TargetType::Variable));
-    assert_eq!(binding(&a, inner, "helper"), enclosing("outer", TargetType::Function));
+    assert_eq!(
+        binding(&a, inner, "n"),
+        enclosing("outer", TargetType::Variable)
+    );
+    assert_eq!(
+        binding(&a, inner, "helper"),
+        enclosing("outer", TargetType::Function)
+    );
     assert_eq!(binding(&a, inner, "z"), Binding::Global);
     // Free in the nested functions and bound nowhere in `outer`: `z` only.
     assert_eq!(chains(&a, "outer"), ["z"]);
@@ -149,13 +167,19 @@ fn global_and_nonlocal() {
     assert!(free(&a, "bump", "created").is_store);
     assert!(func(&a, "bump").writes_globals);
     assert!(!free(&a, "reader", "counter").is_store);
-    assert!(!func(&a, "reader").writes_globals, "declares global but only reads it");
+    assert!(
+        !func(&a, "reader").writes_globals,
+        "declares global but only reads it"
+    );
     let n = free(&a, "outer.<locals>.inc", "n");
     assert!(n.is_store);
     assert_eq!(n.binding, enclosing("outer", TargetType::Variable));
     assert!(func(&a, "outer.<locals>.inc").writes_globals);
     assert!(chains(&a, "outer").is_empty());
-    assert!(a.symbols.names.contains_key("created"), "a `global` declaration makes a module name");
+    assert!(
+        a.symbols.names.contains_key("created"),
+        "a `global` declaration makes a module name"
+    );
 }
 
 #[test]
@@ -193,7 +217,10 @@ fn decorators_annotations_and_defaults_are_references() {
             return a
         ",
     );
-    assert_eq!(chains(&a, "f"), ["Ann", "Ret", "fallback", "name", "register", "w"]);
+    assert_eq!(
+        chains(&a, "f"),
+        ["Ann", "Ret", "fallback", "name", "register", "w"]
+    );
     assert!(free(&a, "f", "register").is_call);
     assert_eq!(free(&a, "f", "register").line, 1);
 }
@@ -213,7 +240,11 @@ fn method_decorators_see_the_class_body() {
     );
     let setter = &a.functions[1];
     assert_eq!(setter.qualname, "C.v");
-    let names: Vec<_> = setter.free_names.iter().map(|n| (n.chain.as_str(), n.binding.clone())).collect();
+    let names: Vec<_> = setter
+        .free_names
+        .iter()
+        .map(|n| (n.chain.as_str(), n.binding.clone()))
+        .collect();
     assert_eq!(names, [("v.setter", enclosing("C", TargetType::Function))]);
     assert_eq!(chains(&a, "C.v"), ["property"]);
 }
@@ -250,7 +281,10 @@ fn chains_counts_calls_and_lines() {
     );
     assert_eq!(chains(&a, "f"), ["a.b", "os.getcwd", "os.path.join", "s"]);
     let j = free(&a, "f", "os.path.join");
-    assert_eq!((j.count, j.line, j.is_call, j.name.as_str()), (3, 2, true, "os"));
+    assert_eq!(
+        (j.count, j.line, j.is_call, j.name.as_str()),
+        (3, 2, true, "os")
+    );
     assert!(!free(&a, "f", "os.getcwd").is_call);
     assert!(free(&a, "f", "a.b").is_call);
 }

@@ -9,22 +9,36 @@ use super::{first_identifier, line, BindWhat, Ctx, Mode, Scope, ScopeKind, Walke
 use crate::function::describe;
 
 impl<'t> Walker<'_, 't, '_> {
-
     pub(super) fn decorated(&mut self, node: Node<'t>, ctx: Ctx) {
         let kids = self.children(node);
-        let decorators: Vec<Node<'t>> =
-            kids.iter().filter(|(n, _)| n.kind_id() == self.k.decorator).map(|&(n, _)| n).collect();
-        let definition = kids.iter().find(|&&(_, f)| f == self.f.definition).map(|&(n, _)| n);
+        let decorators: Vec<Node<'t>> = kids
+            .iter()
+            .filter(|(n, _)| n.kind_id() == self.k.decorator)
+            .map(|&(n, _)| n)
+            .collect();
+        let definition = kids
+            .iter()
+            .find(|&&(_, f)| f == self.f.definition)
+            .map(|&(n, _)| n);
         self.recycle(kids);
         match definition {
-            Some(d) if d.kind_id() == self.k.function_definition => self.function(d, node, &decorators, ctx),
+            Some(d) if d.kind_id() == self.k.function_definition => {
+                self.function(d, node, &decorators, ctx)
+            }
             Some(d) if d.kind_id() == self.k.class_definition => self.class(d, &decorators, ctx),
             _ => self.generic(node, ctx),
         }
     }
 
-    pub(super) fn new_scope(&mut self, kind: ScopeKind, parent: u32, func: u32, qualname: String) -> u32 {
-        let in_function = matches!(kind, ScopeKind::Function | ScopeKind::Lambda) || self.scopes[parent as usize].in_function;
+    pub(super) fn new_scope(
+        &mut self,
+        kind: ScopeKind,
+        parent: u32,
+        func: u32,
+        qualname: String,
+    ) -> u32 {
+        let in_function = matches!(kind, ScopeKind::Function | ScopeKind::Lambda)
+            || self.scopes[parent as usize].in_function;
         self.scopes.push(Scope {
             kind,
             parent,
@@ -48,7 +62,10 @@ impl<'t> Walker<'_, 't, '_> {
                 // Only functions can hold statements; the others are here for safety on
                 // broken trees.
                 let mut s = parent;
-                while !matches!(self.scopes[s as usize].kind, ScopeKind::Function | ScopeKind::Class | ScopeKind::Module) {
+                while !matches!(
+                    self.scopes[s as usize].kind,
+                    ScopeKind::Function | ScopeKind::Class | ScopeKind::Module
+                ) {
                     s = self.scopes[s as usize].parent;
                 }
                 let q = &self.scopes[s as usize].qualname;
@@ -61,7 +78,13 @@ impl<'t> Walker<'_, 't, '_> {
         }
     }
 
-    pub(super) fn function(&mut self, def: Node<'t>, outer: Node<'t>, decorators: &[Node<'t>], ctx: Ctx) {
+    pub(super) fn function(
+        &mut self,
+        def: Node<'t>,
+        outer: Node<'t>,
+        decorators: &[Node<'t>],
+        ctx: Ctx,
+    ) {
         let f = self.f;
         let name_node = def.child_by_field_id(f.name);
         let name = name_node.map_or("", |n| self.text(n));
@@ -84,8 +107,20 @@ impl<'t> Walker<'_, 't, '_> {
             self.store(parent, name, BindWhat::Function, line(n));
         }
 
-        let header = Ctx { scope: parent, func: ctx.func, header: index, mode: Mode::Load, callee: false };
-        let body = Ctx { scope, func: index, header: NONE, mode: Mode::Load, callee: false };
+        let header = Ctx {
+            scope: parent,
+            func: ctx.func,
+            header: index,
+            mode: Mode::Load,
+            callee: false,
+        };
+        let body = Ctx {
+            scope,
+            func: index,
+            header: NONE,
+            mode: Mode::Load,
+            callee: false,
+        };
         if let Some(tp) = def.child_by_field_id(f.type_parameters) {
             self.type_parameters(tp, scope);
         }
@@ -113,7 +148,10 @@ impl<'t> Walker<'_, 't, '_> {
         for &(n, _) in &kids {
             if let Some(id) = first_identifier(n, self.k) {
                 let name = self.text(id);
-                self.scopes[scope as usize].bindings.entry(name).or_insert(BindWhat::Variable);
+                self.scopes[scope as usize]
+                    .bindings
+                    .entry(name)
+                    .or_insert(BindWhat::Variable);
             }
         }
         self.recycle(kids);
@@ -126,7 +164,10 @@ impl<'t> Walker<'_, 't, '_> {
         let kids = self.children(params);
         for &(p, _) in &kids {
             let id = p.kind_id();
-            if id == k.default_parameter || id == k.typed_default_parameter || id == k.typed_parameter {
+            if id == k.default_parameter
+                || id == k.typed_default_parameter
+                || id == k.typed_parameter
+            {
                 let parts = self.children(p);
                 for &(c, field) in &parts {
                     if field == f.value || field == f.type_ {
@@ -150,7 +191,10 @@ impl<'t> Walker<'_, 't, '_> {
             if n.kind_id() == self.k.identifier {
                 let name = self.text(n);
                 if !name.is_empty() {
-                    self.scopes[scope as usize].bindings.entry(name).or_insert(BindWhat::Variable);
+                    self.scopes[scope as usize]
+                        .bindings
+                        .entry(name)
+                        .or_insert(BindWhat::Variable);
                 }
                 continue;
             }
@@ -173,7 +217,13 @@ impl<'t> Walker<'_, 't, '_> {
             self.type_parameters(tp, scope);
         }
         if let Some(b) = def.child_by_field_id(f.body) {
-            self.stack.push((b, Ctx { scope, ..ctx.load() }));
+            self.stack.push((
+                b,
+                Ctx {
+                    scope,
+                    ..ctx.load()
+                },
+            ));
         }
         if let Some(s) = def.child_by_field_id(f.superclasses) {
             self.stack.push((s, ctx.load()));
@@ -186,7 +236,13 @@ impl<'t> Walker<'_, 't, '_> {
     pub(super) fn lambda(&mut self, node: Node<'t>, ctx: Ctx) {
         let scope = self.new_scope(ScopeKind::Lambda, ctx.scope, NONE, String::new());
         if let Some(b) = node.child_by_field_id(self.f.body) {
-            self.stack.push((b, Ctx { scope, ..ctx.load() }));
+            self.stack.push((
+                b,
+                Ctx {
+                    scope,
+                    ..ctx.load()
+                },
+            ));
         }
         let mut defaults = Vec::new();
         if let Some(p) = node.child_by_field_id(self.f.parameters) {
@@ -202,7 +258,10 @@ impl<'t> Walker<'_, 't, '_> {
     pub(super) fn comprehension(&mut self, node: Node<'t>, ctx: Ctx) {
         let (k, f) = (self.k, self.f);
         let scope = self.new_scope(ScopeKind::Comprehension, ctx.scope, NONE, String::new());
-        let inner = Ctx { scope, ..ctx.load() };
+        let inner = Ctx {
+            scope,
+            ..ctx.load()
+        };
         let kids = self.children(node);
         let mut todo: Vec<(Node<'t>, Ctx)> = Vec::with_capacity(kids.len() + 2);
         let mut first = true;

@@ -108,10 +108,18 @@ struct Ctx {
 
 impl Ctx {
     fn load(self) -> Self {
-        Self { mode: Mode::Load, callee: false, ..self }
+        Self {
+            mode: Mode::Load,
+            callee: false,
+            ..self
+        }
     }
     fn with_mode(self, mode: Mode) -> Self {
-        Self { mode, callee: false, ..self }
+        Self {
+            mode,
+            callee: false,
+            ..self
+        }
     }
 }
 
@@ -144,7 +152,16 @@ pub(crate) fn walk<'s>(src: &'s str, root: Node<'_>, module: &str, is_package: b
         kids: Vec::new(),
         cursor: root.walk(),
     };
-    w.stack.push((root, Ctx { scope: 0, func: NONE, header: NONE, mode: Mode::Load, callee: false }));
+    w.stack.push((
+        root,
+        Ctx {
+            scope: 0,
+            func: NONE,
+            header: NONE,
+            mode: Mode::Load,
+            callee: false,
+        },
+    ));
     while let Some((node, ctx)) = w.stack.pop() {
         w.visit(node, ctx);
     }
@@ -229,7 +246,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
         } else if id == k.call {
             let kids = self.children(node);
             let function = self.f.function;
-            self.push_all(&kids, |_, field| Ctx { callee: field == function, ..ctx.load() });
+            self.push_all(&kids, |_, field| Ctx {
+                callee: field == function,
+                ..ctx.load()
+            });
             self.recycle(kids);
         } else if id == k.keyword_argument {
             if let Some(v) = node.child_by_field_id(self.f.value) {
@@ -257,7 +277,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
             self.bump_complexity(ctx, 1);
             let kids = self.children(node);
             let left = self.f.left;
-            self.push_all(&kids, |_, field| ctx.with_mode(if field == left { Mode::Store } else { Mode::Load }));
+            self.push_all(&kids, |_, field| {
+                ctx.with_mode(if field == left {
+                    Mode::Store
+                } else {
+                    Mode::Load
+                })
+            });
             self.recycle(kids);
         } else if id == k.if_statement
             || id == k.elif_clause
@@ -283,7 +309,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
             self.push_all(&kids, |_, _| ctx.with_mode(Mode::Store));
             self.recycle(kids);
         } else if id == k.return_statement {
-            if ctx.func != NONE && self.scopes[ctx.scope as usize].func == ctx.func && node.named_child_count() > 0 {
+            if ctx.func != NONE
+                && self.scopes[ctx.scope as usize].func == ctx.func
+                && node.named_child_count() > 0
+            {
                 let has_value = {
                     let kids = self.children(node);
                     let any = !kids.is_empty();
@@ -305,19 +334,38 @@ impl<'s, 't> Walker<'s, 't, '_> {
             self.bump_complexity(ctx, 1);
             let kids = self.children(node);
             let case_pattern = k.case_pattern;
-            self.push_all(&kids, |n, _| ctx.with_mode(if n.kind_id() == case_pattern { Mode::Pattern } else { Mode::Load }));
+            self.push_all(&kids, |n, _| {
+                ctx.with_mode(if n.kind_id() == case_pattern {
+                    Mode::Pattern
+                } else {
+                    Mode::Load
+                })
+            });
             self.recycle(kids);
         } else if id == k.dotted_name {
             self.dotted_name(node, ctx);
         } else if id == k.class_pattern {
             let kids = self.children(node);
             let dotted = k.dotted_name;
-            self.push_all(&kids, |n, _| ctx.with_mode(if n.kind_id() == dotted { Mode::Load } else { Mode::Pattern }));
+            self.push_all(&kids, |n, _| {
+                ctx.with_mode(if n.kind_id() == dotted {
+                    Mode::Load
+                } else {
+                    Mode::Pattern
+                })
+            });
             self.recycle(kids);
         } else if id == k.keyword_pattern {
             let kids = self.children(node);
             // The first identifier is the keyword, not a name.
-            let rest = if kids.first().is_some_and(|(n, _)| n.kind_id() == k.identifier) { &kids[1..] } else { &kids[..] };
+            let rest = if kids
+                .first()
+                .is_some_and(|(n, _)| n.kind_id() == k.identifier)
+            {
+                &kids[1..]
+            } else {
+                &kids[..]
+            };
             self.push_all(rest, |_, _| ctx.with_mode(Mode::Pattern));
             self.recycle(kids);
         } else if id == k.dict_pattern {
@@ -400,7 +448,15 @@ impl<'s, 't> Walker<'s, 't, '_> {
         if (ctx.func == NONE && ctx.header == NONE) || is_keyword(name) {
             return;
         }
-        self.uses.push(Use { name, chain, scope: ctx.scope, header: ctx.header, line: line(node), call: ctx.callee, store: false });
+        self.uses.push(Use {
+            name,
+            chain,
+            scope: ctx.scope,
+            header: ctx.header,
+            line: line(node),
+            call: ctx.callee,
+            store: false,
+        });
     }
 
     /// Binds `name` in `scope`, or records an assignment through `global`/`nonlocal`.
@@ -412,7 +468,15 @@ impl<'s, 't> Walker<'s, 't, '_> {
         // (`global x` at module level changes nothing.)
         if scope != 0 && (sc.globals.contains(&name) || sc.nonlocals.contains(&name)) {
             if sc.in_function {
-                self.uses.push(Use { name, chain: Cow::Borrowed(name), scope, header: NONE, line, call: false, store: true });
+                self.uses.push(Use {
+                    name,
+                    chain: Cow::Borrowed(name),
+                    scope,
+                    header: NONE,
+                    line,
+                    call: false,
+                    store: true,
+                });
             }
             return;
         }
@@ -449,7 +513,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// it holds no whitespace or comments, else the identifiers joined with dots.
     fn chain_text(&self, top: Node<'t>, base: &'s str) -> Cow<'s, str> {
         let t = self.text(top);
-        if !t.bytes().any(|b| b.is_ascii_whitespace() || b == b'#' || b == b'\\') {
+        if !t
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b == b'#' || b == b'\\')
+        {
             return Cow::Borrowed(t);
         }
         let mut parts = Vec::new();
@@ -488,10 +555,18 @@ impl<'s, 't> Walker<'s, 't, '_> {
 
     fn dotted_text_of(&self, node: Node<'t>, kids: &[(Node<'t>, u16)]) -> Cow<'s, str> {
         let t = self.text(node);
-        if !t.bytes().any(|b| b.is_ascii_whitespace() || b == b'#' || b == b'\\') {
+        if !t
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b == b'#' || b == b'\\')
+        {
             return Cow::Borrowed(t);
         }
-        Cow::Owned(kids.iter().map(|&(n, _)| self.text(n)).collect::<Vec<_>>().join("."))
+        Cow::Owned(
+            kids.iter()
+                .map(|&(n, _)| self.text(n))
+                .collect::<Vec<_>>()
+                .join("."),
+        )
     }
 
     fn dotted_text(&mut self, node: Node<'t>) -> Cow<'s, str> {
@@ -502,7 +577,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     fn finish(self) -> Walk<'s> {
-        let mut names: HashMap<String, Symbol> = HashMap::with_capacity(self.syms.len() + self.global_decls.len());
+        let mut names: HashMap<String, Symbol> =
+            HashMap::with_capacity(self.syms.len() + self.global_decls.len());
         for (name, (what, line)) in self.syms {
             let kind = match what {
                 BindWhat::Variable => SymbolKind::Variable,
@@ -513,14 +589,21 @@ impl<'s, 't> Walker<'s, 't, '_> {
             names.insert(name.to_string(), Symbol { kind, line });
         }
         for (name, line) in self.global_decls {
-            names.entry(name.to_string()).or_insert(Symbol { kind: SymbolKind::Variable, line });
+            names.entry(name.to_string()).or_insert(Symbol {
+                kind: SymbolKind::Variable,
+                line,
+            });
         }
         Walk {
             scopes: self.scopes,
             uses: self.uses,
             functions: self.functions,
             imports: self.imports,
-            symbols: ModuleSymbols { names, star_imports: self.stars, all: self.all },
+            symbols: ModuleSymbols {
+                names,
+                star_imports: self.stars,
+                all: self.all,
+            },
         }
     }
 }

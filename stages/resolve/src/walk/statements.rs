@@ -9,7 +9,6 @@ use crate::model::ImportTarget;
 use crate::module_name::resolve_relative;
 
 impl<'s, 't> Walker<'s, 't, '_> {
-
     pub(super) fn assignment(&mut self, node: Node<'t>, ctx: Ctx) {
         let (k, f) = (self.k, self.f);
         let augmented = node.kind_id() == k.augmented_assignment;
@@ -30,7 +29,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
         }
-        self.push_all(&kids, |_, field| ctx.with_mode(if field == f.left { Mode::Store } else { Mode::Load }));
+        self.push_all(&kids, |_, field| {
+            ctx.with_mode(if field == f.left {
+                Mode::Store
+            } else {
+                Mode::Load
+            })
+        });
         self.recycle(kids);
     }
 
@@ -44,7 +49,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let kids = self.children(node);
         let out = kids
             .iter()
-            .map(|&(n, _)| if n.kind_id() == k.string { literal_value(self.text(n)) } else { None })
+            .map(|&(n, _)| {
+                if n.kind_id() == k.string {
+                    literal_value(self.text(n))
+                } else {
+                    None
+                }
+            })
             .collect();
         self.recycle(kids);
         out
@@ -72,11 +83,23 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
         let kids = self.children(node);
         let alias = self.f.alias;
-        self.push_all(&kids, |_, field| ctx.with_mode(if field == alias { Mode::Store } else { Mode::Load }));
+        self.push_all(&kids, |_, field| {
+            ctx.with_mode(if field == alias {
+                Mode::Store
+            } else {
+                Mode::Load
+            })
+        });
         self.recycle(kids);
     }
 
-    pub(super) fn add_import(&mut self, scope: u32, bound: &'s str, target: ImportTarget, line: u32) {
+    pub(super) fn add_import(
+        &mut self,
+        scope: u32,
+        bound: &'s str,
+        target: ImportTarget,
+        line: u32,
+    ) {
         let index = self.imports.len() as u32;
         self.imports.push(target);
         self.store(scope, bound, BindWhat::Import(index), line);
@@ -93,10 +116,17 @@ impl<'s, 't> Walker<'s, 't, '_> {
             if n.kind_id() == k.dotted_name {
                 if let Some(first) = first_identifier(n, k) {
                     let top = self.text(first);
-                    self.add_import(ctx.scope, top, ImportTarget::Dotted(top.to_string()), line(n));
+                    self.add_import(
+                        ctx.scope,
+                        top,
+                        ImportTarget::Dotted(top.to_string()),
+                        line(n),
+                    );
                 }
             } else if n.kind_id() == k.aliased_import {
-                let (Some(name), Some(alias)) = (n.child_by_field_id(f.name), n.child_by_field_id(f.alias)) else {
+                let (Some(name), Some(alias)) =
+                    (n.child_by_field_id(f.name), n.child_by_field_id(f.alias))
+                else {
                     continue;
                 };
                 let dotted = self.dotted_text(name).into_owned();
@@ -155,7 +185,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 let name = self.text(n);
                 bindings.push((name, target(name), line(n)));
             } else if n.kind_id() == k.aliased_import {
-                let (Some(name), Some(alias)) = (n.child_by_field_id(f.name), n.child_by_field_id(f.alias)) else {
+                let (Some(name), Some(alias)) =
+                    (n.child_by_field_id(f.name), n.child_by_field_id(f.alias))
+                else {
                     continue;
                 };
                 let name = self.text(name);
