@@ -2,6 +2,7 @@
 #   make demo    the pipeline (crawl, resolve, classify) on the bundled fixtures
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
+#                (resolve vs the ast module; sandboxed calls vs a fresh python per call)
 #   make real    the pipeline on real projects from the package registry (network)
 
 SHELL := /bin/bash
@@ -58,8 +59,11 @@ tables-doc:
 	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
 
 bench: setup
-	$(CARGO) build --release -p crawl -p resolve --bins
+	$(CARGO) build --release -p crawl -p resolve -p execute --bins
+	@echo "== resolve against the ast module"
 	bash scripts/bench-resolve.sh $(BENCH)
+	@echo "== execute: calls through one sandboxed worker against a fresh python per call"
+	$(RBIN)/execute-bench
 
 real: setup build
 	@mkdir -p $(REAL)

@@ -123,7 +123,9 @@ pub fn write_table_to<T: Table>(path: &Path, rows: &[T]) -> Result<(), TableErro
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        tmp.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(io_err)?;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))
+            .map_err(io_err)?;
     }
     tmp.as_file_mut().flush().map_err(io_err)?;
     tmp.as_file().sync_all().map_err(io_err)?;

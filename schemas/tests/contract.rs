@@ -171,5 +171,8 @@ fn tables_are_readable_by_others() {
     use std::os::unix::fs::PermissionsExt as _;
     let dir = tempfile::tempdir().unwrap();
     let path = write_table(dir.path(), &[repo(1)]).unwrap();
-    assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o644);
+    assert_eq!(
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
 }
