@@ -4,6 +4,7 @@
 #   make bench   throughput figures, each against an alternative measured in the same run
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call)
 #   make real    the pipeline on real projects from the package registry (network)
+#   make real-tests  their own test suites, in their environments, in the sandbox
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -16,9 +17,9 @@ DEMO    ?= data/demo
 REAL    ?= data/real
 SOURCES ?= pipelines/sources/real-2026q4.toml
 BENCH   ?= data/bench
-STAGES  := crawl resolve classify
+STAGES  := crawl resolve classify execute
 
-.PHONY: help setup build demo test test-rust test-fixtures bench real tables-doc fmt lint clean
+.PHONY: help setup build demo test test-rust test-fixtures bench real real-tests tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -71,6 +72,10 @@ real: setup build
 	$(BIN)/resolve --data $(REAL)
 	$(BIN)/classify --data $(REAL)
 	$(PY) scripts/dataset-report.py $(REAL)
+
+## Each real repository's own tests, run twice in the sandbox, into repo_tests (minutes).
+real-tests: real
+	$(BIN)/execute --data $(REAL) --repo-tests
 
 fmt:
 	$(CARGO) fmt --all

@@ -15,6 +15,8 @@ pub mod rules;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use std::io::Write as _;
+
 use anyhow::Context as _;
 use clap::Parser;
 use schemas::cli::{CommonArgs, Outcome};
@@ -75,7 +77,9 @@ pub fn classify_all(
 /// The stage: read, classify, write, summarize on stdout.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     if args.print_default_config {
-        print!("{}", config::DEFAULT_CONFIG);
+        std::io::stdout()
+            .write_all(config::DEFAULT_CONFIG.as_bytes())
+            .context("printing the config")?;
         return Ok(Outcome::Success);
     }
     let config = match &args.config {
@@ -91,11 +95,13 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let rows = classify_all(&config, &functions, &references);
     let path = schemas::write_table(dir, &rows).context("writing classifications")?;
     tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
-    print_summary(&rows);
+    print_summary(&rows).context("printing the summary")?;
     Ok(Outcome::Success)
 }
 
-fn print_summary(rows: &[Classification]) {
+fn print_summary(rows: &[Classification]) -> std::io::Result<()> {
+    // writeln!, not println!: a closed pipe (`| head`) must end the stage quietly.
+    let mut out = std::io::stdout().lock();
     let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_reason: BTreeMap<String, usize> = BTreeMap::new();
     for r in rows {
@@ -113,24 +119,26 @@ fn print_summary(rows: &[Classification]) {
             }
         }
     }
-    println!("classified {} functions", rows.len());
+    writeln!(out, "classified {} functions", rows.len())?;
     for class in [
         "self_contained",
         "weakly_self_contained",
         "repo_dependent",
         "rejected",
     ] {
-        println!(
+        writeln!(
+            out,
             "  {class:<22} {:>7}",
             by_class.get(class).copied().unwrap_or(0)
-        );
+        )?;
     }
     if !by_reason.is_empty() {
         let mut reasons: Vec<_> = by_reason.into_iter().collect();
         reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        println!("rejection reasons (a function may have several):");
+        writeln!(out, "rejection reasons (a function may have several):")?;
         for (reason, n) in reasons {
-            println!("  {reason:<34} {n:>7}");
+            writeln!(out, "  {reason:<34} {n:>7}")?;
         }
     }
+    Ok(())
 }

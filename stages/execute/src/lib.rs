@@ -14,16 +14,27 @@
 //! candidate's reach. The `process` backend ([`ProcessBackend`]) and its isolation are
 //! described in [`sandbox`]; a `docker` backend will fit beside it.
 //!
-//! The binary (`execute`) reads and writes dataset tables in later issues; for now it checks
-//! the sandbox (`--check-sandbox`).
+//! Repositories run in environments of their own ([`env`]): one virtual environment per
+//! dependency set, built with uv from the dependency files crawl recorded and cached by a
+//! hash of what defines it, and the repository's tree written from crawl's `files`.
+//!
+//! The binary (`execute`) checks the sandbox (`--check-sandbox`) and runs each crawled
+//! repository's own test suite (`--repo-tests`, see [`repo_tests`]): it reads `repos` and
+//! `files` and writes `repo_tests` (per test: outcome, time, flakiness over two runs and
+//! the lines it executed per file), which later lets a masked span be judged by exactly the
+//! tests that run it.
 
 pub mod backend;
 pub mod batch;
+pub mod env;
 pub mod process;
 pub mod protocol;
+pub mod repo_tests;
 pub mod sandbox;
 pub mod value;
 pub mod worker;
+
+use std::io::Write as _;
 
 use clap::Parser;
 use schemas::cli::{CommonArgs, Outcome as StageOutcome};
@@ -40,9 +51,10 @@ pub use protocol::{
 pub use value::Value;
 pub use worker::ProcessWorker;
 
-/// Run untrusted Python in a sandbox; check the sandbox.
+/// Run untrusted Python in a sandbox: check the sandbox, run repositories' own test suites.
 #[derive(Debug, Parser)]
 #[command(name = "execute", version, about, long_about = None)]
+#[allow(clippy::struct_excessive_bools)] // command-line switches
 pub struct Args {
     #[command(flatten)]
     pub common: CommonArgs,
@@ -53,16 +65,96 @@ pub struct Args {
     /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
     #[arg(long)]
     pub require_isolation: bool,
-    /// The Python interpreter of the worker (default: .tools/venv/bin/python, else python3).
+    /// The Python interpreter of the worker (default: .tools/venv/bin/python, else python3);
+    /// with --repo-tests, the Python environments are built on (its base interpreter).
     #[arg(long, value_name = "PATH")]
     pub python: Option<std::path::PathBuf>,
+    /// Run each crawled repository's own test suite (twice, in its environment, in the
+    /// sandbox) and write `repo_tests`: outcome, time, flakiness and lines executed per test.
+    #[arg(long)]
+    pub repo_tests: bool,
+    /// Only this repository (its name, `repo_id` or spec as in `repos.parquet`); repeatable.
+    /// Default: every repository crawl recorded with status ok.
+    #[arg(long = "repo", value_name = "NAME")]
+    pub repos: Vec<String>,
+    /// Run repositories already in `repo_tests.parquet` again (their rows are replaced).
+    #[arg(long)]
+    pub force: bool,
+    /// Wall-clock and CPU seconds for one pytest run of a repository's tests (a run that
+    /// exceeds it is retried file by file, each file with this limit).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub timeout: u64,
+    /// Repositories run in parallel.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Address space of a test process, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub memory_mb: u64,
+    /// The cache folder: environments in `DIR/envs`, repository trees in `DIR/trees`, uv's
+    /// cache in `DIR/uv` (default: `$FRESHBENCH_CACHE`, else `.cache` of the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Build environments again, failed ones included, instead of reusing the cached ones.
+    #[arg(long)]
+    pub rebuild_envs: bool,
+    /// The uv to build environments with (default: `$FRESHBENCH_UV`, `.tools/venv/bin/uv`, uv on
+    /// `PATH`; without one, `python -m venv` and pip).
+    #[arg(long, value_name = "PATH")]
+    pub uv: Option<std::path::PathBuf>,
+    /// Build environments with `python -m venv` and pip even when uv is there.
+    #[arg(long)]
+    pub no_uv: bool,
+    /// Seconds one installer command (venv creation, installation) may take.
+    #[arg(long, value_name = "SECS", default_value_t = 1200)]
+    pub env_timeout: u64,
+    /// Let the installer build source distributions: this runs third-party build code on the
+    /// host, outside the sandbox (by default only wheels are installed).
+    #[arg(long)]
+    pub allow_sdist_builds: bool,
 }
 
 /// The stage.
 pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
-    if !args.check_sandbox {
-        anyhow::bail!("nothing to do: only --check-sandbox exists for now (see `execute --help`)");
+    match (args.check_sandbox, args.repo_tests) {
+        (true, false) => check_sandbox(args),
+        (false, true) => {
+            if args.jobs == 0 {
+                anyhow::bail!("--jobs 0: give at least 1");
+            }
+            if args.timeout == 0 {
+                anyhow::bail!("--timeout 0: give the seconds a test run may take (at least 1)");
+            }
+            let opts = repo_tests::RepoTestsOptions {
+                repos: args.repos.clone(),
+                force: args.force,
+                timeout: std::time::Duration::from_secs(args.timeout),
+                jobs: args.jobs,
+                memory_bytes: args.memory_mb.saturating_mul(1 << 20),
+                env: env::EnvConfig {
+                    cache_dir: args.cache_dir.clone().unwrap_or_else(env::default_cache_dir),
+                    python: args.python.clone().unwrap_or_else(default_interpreter),
+                    uv: if args.no_uv {
+                        None
+                    } else {
+                        args.uv.clone().or_else(env::find_uv)
+                    },
+                    rebuild: args.rebuild_envs,
+                    timeout: std::time::Duration::from_secs(args.env_timeout),
+                    allow_sdist_builds: args.allow_sdist_builds,
+                },
+                require_isolation: args.require_isolation,
+            };
+            repo_tests::run(&args.common, &opts)
+        }
+        (true, true) => anyhow::bail!("--check-sandbox and --repo-tests: give one of them"),
+        (false, false) => anyhow::bail!(
+            "nothing to do: give --repo-tests (run the repositories' test suites) or --check-sandbox (see `execute --help`)"
+        ),
     }
+}
+
+/// `--check-sandbox`: start one worker and print the isolation it got.
+fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
     let backend = ProcessBackend::new(ProcessOptions {
         require_isolation: args.require_isolation,
         ..ProcessOptions::default()
@@ -71,40 +163,47 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
         interpreter: args.python.clone(),
         ..WorkerSpec::default()
     };
+    // Results go to stdout through `writeln!`, so a closed pipe (`| head`) ends the stage
+    // quietly (exit 0 via `main_with`) instead of panicking as `println!` would.
+    let mut out = std::io::stdout().lock();
     let worker = match backend.start(&spec, &Limits::default()) {
         Ok(w) => w,
         Err(ExecError::IsolationUnavailable { reason }) => {
-            println!("isolation: rlimits-only (refused: {reason})");
+            writeln!(out, "isolation: rlimits-only (refused: {reason})")?;
             return Ok(StageOutcome::Lacking);
         }
         Err(e) => return Err(e.into()),
     };
     let info = worker.info();
-    println!("backend: {}", backend.name());
-    println!("isolation: {}", worker.isolation().as_str());
+    writeln!(out, "backend: {}", backend.name())?;
+    writeln!(out, "isolation: {}", worker.isolation().as_str())?;
     if let Some(why) = backend.namespaces_unavailable() {
-        println!("namespaces unavailable: {why}");
+        writeln!(out, "namespaces unavailable: {why}")?;
     }
-    println!("python: {} ({})", info.python, info.executable);
-    println!(
+    writeln!(out, "python: {} ({})", info.python, info.executable)?;
+    writeln!(
+        out,
         "coverage: {}",
         info.coverage.as_deref().unwrap_or("missing")
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "uid: {} gid: {} pid as seen inside: {}",
         info.uid, info.gid, info.pid
-    );
+    )?;
     let only_lo = info.interfaces.iter().all(|i| i == "lo");
-    println!(
+    writeln!(
+        out,
         "network: {} (interfaces visible: {})",
         if only_lo { "none" } else { "the host's" },
         info.interfaces.join(", ")
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "worker memory: {} KiB",
         worker
             .memory_bytes()
             .map_or_else(|| "?".into(), |b| (b / 1024).to_string())
-    );
+    )?;
     Ok(StageOutcome::Success)
 }

@@ -1,0 +1,585 @@
+//! Python environments for repositories: one virtual environment per dependency set,
+//! created once with uv (fallback: `python -m venv` and pip) and cached by a content hash
+//! of what defines it, and each repository's tree materialized from crawl's `files`.
+//!
+//! Under the cache folder (`--cache-dir`, default `$FRESHBENCH_CACHE` or `.cache`):
+//! - `envs/<key>/`: a finished environment (`freshbench-env.json` inside says what defines
+//!   it, `freshbench-build.log` what the installer said). `<key>` hashes the interpreter
+//!   (implementation, version, base executable), the sorted requirement strings, and the
+//!   pytest and coverage versions freshbench pins ([`PINS`]);
+//! - `envs/<key>.failed`: an environment that did not build, with the installer's message
+//!   (reused as a failure until `--rebuild-envs`);
+//! - `envs/<key>.tmp-<pid>`: one being built. It is renamed into place only when complete, so
+//!   a crash leaves a `.tmp-*` that no run trusts; leftovers of dead processes are removed;
+//! - `trees/`: repository trees (see [`tree`]); `uv/`: uv's own cache.
+//!
+//! The project itself is never installed with its build backend: its tree goes on
+//! `sys.path`, and a minimal `.dist-info` beside it makes `importlib.metadata.version(name)`
+//! work (see [`tree::materialize`]). Building an environment runs the installer on the host,
+//! so by default it installs wheels only (`--no-build`): no third-party `setup.py` runs
+//! outside the sandbox unless `--allow-sdist-builds`.
+#![allow(unsafe_code)]
+
+pub mod requirements;
+pub mod tree;
+
+use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest as _, Sha256};
+
+/// The tool versions freshbench runs (pytest and coverage go into every environment).
+pub const TOOLS_REQUIREMENTS: &str = include_str!("../../../../pipelines/requirements-tools.txt");
+
+/// Bump when the layout of an environment changes: every key changes with it.
+const ENV_FORMAT: u32 = 1;
+/// The marker a finished environment holds.
+const MARKER: &str = "freshbench-env.json";
+const LOG: &str = "freshbench-build.log";
+/// Characters of installer output kept in a failure's message.
+const MESSAGE_CAP: usize = 4000;
+
+/// The pinned `pytest` and `coverage` requirements, from `pipelines/requirements-tools.txt`.
+pub static PINS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    TOOLS_REQUIREMENTS
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("pytest==") || l.starts_with("coverage=="))
+        .map(str::to_string)
+        .collect()
+});
+
+/// How environments are built.
+#[derive(Debug, Clone)]
+pub struct EnvConfig {
+    /// The cache folder (holds `envs/`, `trees/`, `uv/`).
+    pub cache_dir: PathBuf,
+    /// An interpreter of the Python to build on (a venv's is fine: its base is used).
+    pub python: PathBuf,
+    /// uv; `None`: `python -m venv` and pip.
+    pub uv: Option<PathBuf>,
+    /// Rebuild environments (failed ones included) instead of reusing them.
+    pub rebuild: bool,
+    /// Wall-clock limit of one installer command.
+    pub timeout: Duration,
+    /// Let the installer build source distributions (runs their build code on the host).
+    pub allow_sdist_builds: bool,
+}
+
+/// The interpreter environments are built on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Interpreter {
+    /// The base (non-venv) executable.
+    pub base: PathBuf,
+    /// `3.11.7`.
+    pub version: String,
+    /// `cpython`.
+    pub implementation: String,
+}
+
+impl Interpreter {
+    /// Asks `python` for its base executable and version.
+    pub fn probe(python: &Path) -> Result<Interpreter, EnvError> {
+        let out = Command::new(python)
+            .args([
+                "-I",
+                "-c",
+                "import sys,platform;print(getattr(sys,'_base_executable',None) or sys.executable);print(platform.python_version());print(sys.implementation.name)",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| EnvError::Io {
+                what: "cannot run the interpreter",
+                path: python.to_path_buf(),
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        match (
+            out.status.success(),
+            lines.next(),
+            lines.next(),
+            lines.next(),
+        ) {
+            (true, Some(base), Some(version), Some(implementation)) => Ok(Interpreter {
+                base: PathBuf::from(base),
+                version: version.to_string(),
+                implementation: implementation.to_string(),
+            }),
+            _ => Err(EnvError::Interpreter {
+                path: python.to_path_buf(),
+                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }),
+        }
+    }
+}
+
+/// Errors that stop the stage (not a failed build: that is [`EnvState::Failed`]).
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the interpreter {path} did not say its version (pass another with --python): {detail}"
+    )]
+    Interpreter { path: PathBuf, detail: String },
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> EnvError + 'a {
+    move |source| EnvError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// How an environment came to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvState {
+    /// Built by this call.
+    Built,
+    /// Found in the cache.
+    Reused,
+    /// The installer failed (now, or in an earlier run when `cached`).
+    Failed { message: String, cached: bool },
+}
+
+impl EnvState {
+    /// `built`, `reused`, `failed`, `failed (cached)`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            EnvState::Built => "built",
+            EnvState::Reused => "reused",
+            EnvState::Failed { cached: false, .. } => "failed",
+            EnvState::Failed { cached: true, .. } => "failed (cached)",
+        }
+    }
+}
+
+/// An environment (usable unless its state is `Failed`).
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub key: String,
+    /// `envs/<key>`.
+    pub dir: PathBuf,
+    /// `envs/<key>/bin/python` (the interpreter of a worker).
+    pub python: PathBuf,
+    pub state: EnvState,
+}
+
+/// What defines an environment; its hash is the key.
+#[derive(Debug, serde::Serialize)]
+struct KeyMaterial<'a> {
+    format: u32,
+    interpreter: &'a Interpreter,
+    requirements: Vec<String>,
+    pins: &'a [String],
+    sdist_builds: bool,
+}
+
+/// The environments of one cache folder.
+pub struct Envs {
+    cfg: EnvConfig,
+    interpreter: Interpreter,
+    /// One lock per key: jobs of this process needing the same environment build it once.
+    locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    /// Keys rebuilt by this process (with `rebuild`, each is rebuilt once).
+    rebuilt: Mutex<HashSet<String>>,
+}
+
+impl Envs {
+    /// Opens the cache folder, removing `.tmp-*` leftovers of processes that are gone.
+    pub fn open(cfg: EnvConfig) -> Result<Envs, EnvError> {
+        let interpreter = Interpreter::probe(&cfg.python)?;
+        let dir = cfg.cache_dir.join("envs");
+        std::fs::create_dir_all(&dir).map_err(io_err("cannot create", &dir))?;
+        remove_stale_tmp(&dir);
+        Ok(Envs {
+            cfg,
+            interpreter,
+            locks: Mutex::new(HashMap::new()),
+            rebuilt: Mutex::new(HashSet::new()),
+        })
+    }
+
+    pub fn interpreter(&self) -> &Interpreter {
+        &self.interpreter
+    }
+
+    pub fn config(&self) -> &EnvConfig {
+        &self.cfg
+    }
+
+    /// The key of the environment for `requirements` (order and duplicates do not matter).
+    pub fn key(&self, requirements: &[String]) -> String {
+        env_key(
+            &self.interpreter,
+            requirements,
+            &PINS,
+            self.cfg.allow_sdist_builds,
+        )
+    }
+
+    /// The environment for `requirements`: reused, or built now, or a recorded failure.
+    pub fn ensure(&self, requirements: &[String]) -> Result<Env, EnvError> {
+        let key = self.key(requirements);
+        let lock = {
+            let mut m = self
+                .locks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            m.entry(key.clone()).or_default().clone()
+        };
+        let _guard = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let envs = self.cfg.cache_dir.join("envs");
+        let dir = envs.join(&key);
+        let failed = envs.join(format!("{key}.failed"));
+        let env = |state| Env {
+            key: key.clone(),
+            dir: dir.clone(),
+            python: dir.join("bin/python"),
+            state,
+        };
+        let rebuild = self.cfg.rebuild
+            && self
+                .rebuilt
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(key.clone());
+        if rebuild {
+            let _ = std::fs::remove_file(&failed);
+            if dir.exists() {
+                let old = envs.join(format!("{key}.old-{}", std::process::id()));
+                std::fs::rename(&dir, &old).map_err(io_err("cannot move away", &dir))?;
+                let _ = std::fs::remove_dir_all(&old);
+            }
+        } else {
+            if is_complete(&dir) {
+                return Ok(env(EnvState::Reused));
+            }
+            if let Ok(text) = std::fs::read_to_string(&failed) {
+                let message = serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| {
+                        v.get("message")
+                            .and_then(|m| m.as_str().map(str::to_string))
+                    })
+                    .unwrap_or(text);
+                return Ok(env(EnvState::Failed {
+                    message,
+                    cached: true,
+                }));
+            }
+        }
+        let mut reqs: Vec<String> = requirements.to_vec();
+        reqs.sort();
+        reqs.dedup();
+        let tmp = envs.join(format!("{key}.tmp-{}", std::process::id()));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(io_err("cannot remove", &tmp))?;
+        }
+        tracing::info!(key = %key, requirements = reqs.len(), "building an environment");
+        let t0 = Instant::now();
+        match self.build(&tmp, &reqs) {
+            Ok(()) => {
+                let material = KeyMaterial {
+                    format: ENV_FORMAT,
+                    interpreter: &self.interpreter,
+                    requirements: reqs,
+                    pins: &PINS,
+                    sdist_builds: self.cfg.allow_sdist_builds,
+                };
+                let marker = tmp.join(MARKER);
+                let text = serde_json::to_string_pretty(&material).unwrap_or_default();
+                std::fs::write(&marker, text).map_err(io_err("cannot write", &marker))?;
+                make_world_readable(&tmp);
+                match std::fs::rename(&tmp, &dir) {
+                    Ok(()) => {}
+                    Err(_) if is_complete(&dir) => {
+                        // Another process finished the same environment first: use it.
+                        let _ = std::fs::remove_dir_all(&tmp);
+                        return Ok(env(EnvState::Reused));
+                    }
+                    Err(e) => {
+                        let _ = std::fs::remove_dir_all(&tmp);
+                        return Err(io_err("cannot rename into place", &dir)(e));
+                    }
+                }
+                tracing::info!(key = %key, seconds = t0.elapsed().as_secs(), "environment built");
+                Ok(env(EnvState::Built))
+            }
+            Err(message) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                let part = envs.join(format!("{key}.failed.tmp-{}", std::process::id()));
+                let body = serde_json::json!({ "key": key, "message": message }).to_string();
+                std::fs::write(&part, body).map_err(io_err("cannot write", &part))?;
+                std::fs::rename(&part, &failed)
+                    .map_err(io_err("cannot rename into place", &failed))?;
+                tracing::warn!(key = %key, "environment did not build");
+                Ok(env(EnvState::Failed {
+                    message,
+                    cached: false,
+                }))
+            }
+        }
+    }
+
+    /// Builds an environment in `tmp`; `Err` is the installer's message.
+    fn build(&self, tmp: &Path, reqs: &[String]) -> Result<(), String> {
+        std::fs::create_dir_all(tmp)
+            .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        let log = tmp.join(LOG);
+        let reqs_file = tmp.join("freshbench-requirements.txt");
+        let mut all: Vec<String> = reqs.to_vec();
+        all.extend(PINS.iter().cloned());
+        std::fs::write(&reqs_file, all.join("\n") + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", reqs_file.display()))?;
+        let base = &self.interpreter.base;
+        let uv_cache = self.cfg.cache_dir.join("uv");
+        let steps: Vec<Command> = if let Some(uv) = &self.cfg.uv {
+            let mut venv = Command::new(uv);
+            venv.args([
+                "venv",
+                "--no-config",
+                "--no-project",
+                "--relocatable",
+                "--allow-existing",
+                "-q",
+                "--python",
+            ])
+            .arg(base)
+            .arg(tmp);
+            let mut install = Command::new(uv);
+            install
+                .args(["pip", "install", "--no-config", "-q", "--python"])
+                .arg(tmp.join("bin/python"))
+                .arg("-r")
+                .arg(&reqs_file);
+            if !self.cfg.allow_sdist_builds {
+                install.arg("--no-build");
+            }
+            for c in [&mut venv, &mut install] {
+                c.env("UV_CACHE_DIR", &uv_cache)
+                    .env("UV_PYTHON_DOWNLOADS", "never")
+                    .env("UV_NO_PROGRESS", "1");
+                if std::env::var_os("SSL_CERT_FILE").is_some() {
+                    // Trust the machine's store (and SSL_CERT_FILE), as a proxy with its own
+                    // CA needs.
+                    c.env("UV_NATIVE_TLS", "1");
+                }
+            }
+            vec![venv, install]
+        } else {
+            let mut venv = Command::new(base);
+            venv.args(["-m", "venv"]).arg(tmp);
+            let mut install = Command::new(tmp.join("bin/python"));
+            install
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "--no-input",
+                    "-r",
+                ])
+                .arg(&reqs_file);
+            if !self.cfg.allow_sdist_builds {
+                install.args(["--only-binary", ":all:"]);
+            }
+            vec![venv, install]
+        };
+        for mut cmd in steps {
+            let shown = format!("{cmd:?}");
+            run_logged(&mut cmd, &log, self.cfg.timeout, &self.cfg.cache_dir)
+                .map_err(|why| format!("{why}\n$ {shown}\n{}", log_tail(&log)))?;
+        }
+        Ok(())
+    }
+}
+
+/// The content hash of what defines an environment (32 hex digits).
+pub fn env_key(
+    interpreter: &Interpreter,
+    requirements: &[String],
+    pins: &[String],
+    sdist_builds: bool,
+) -> String {
+    let mut reqs: Vec<String> = requirements.iter().map(|r| r.trim().to_string()).collect();
+    reqs.sort();
+    reqs.dedup();
+    let material = KeyMaterial {
+        format: ENV_FORMAT,
+        interpreter,
+        requirements: reqs,
+        pins,
+        sdist_builds,
+    };
+    let bytes = serde_json::to_vec(&material).unwrap_or_default();
+    hex::encode(&Sha256::digest(&bytes)[..16])
+}
+
+fn is_complete(dir: &Path) -> bool {
+    dir.join(MARKER).is_file() && dir.join("bin/python").exists()
+}
+
+/// Removes `<x>.tmp-<pid>` and `<x>.old-<pid>` entries of `dir` whose process is gone.
+pub fn remove_stale_tmp(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .rsplit_once(".tmp-")
+            .or_else(|| name.rsplit_once(".old-"))
+            .and_then(|(_, pid)| pid.parse::<i32>().ok());
+        if let Some(pid) = pid {
+            if !process_alive(pid) {
+                tracing::debug!(path = %e.path().display(), "removing a leftover of a dead run");
+                let p = e.path();
+                if p.is_dir() {
+                    let _ = std::fs::remove_dir_all(&p);
+                } else {
+                    let _ = std::fs::remove_file(&p);
+                }
+            }
+        }
+    }
+}
+
+fn process_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Adds read (and, on folders, search) permission for everyone: the worker's sandbox uid
+/// must read the environment whatever the umask was.
+fn make_world_readable(dir: &Path) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let mode = meta.permissions().mode();
+        let want = if meta.is_dir() || mode & 0o100 != 0 {
+            mode | 0o555
+        } else {
+            mode | 0o444
+        };
+        if want != mode {
+            let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(want));
+        }
+        if meta.is_dir() {
+            if let Ok(rd) = std::fs::read_dir(&p) {
+                stack.extend(rd.flatten().map(|e| e.path()));
+            }
+        }
+    }
+}
+
+/// Runs `cmd` (in `cwd`) with its output appended to `log`, killing its process group after
+/// `timeout`. `Err` says why it failed.
+fn run_logged(cmd: &mut Command, log: &Path, timeout: Duration, cwd: &Path) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+    let mut child = cmd
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::from(err))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", cmd.get_program().to_string_lossy()))?;
+    let t0 = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("the installer failed ({status})")),
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for the installer: {e}")),
+        }
+        if t0.elapsed() > timeout {
+            // SAFETY: killing the process group of our own child.
+            unsafe {
+                libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+            }
+            let _ = child.wait();
+            return Err(format!(
+                "the installer took more than {timeout:?} and was killed"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The last [`MESSAGE_CAP`] characters of a log.
+fn log_tail(log: &Path) -> String {
+    let mut s = String::new();
+    if let Ok(mut f) = std::fs::File::open(log) {
+        let mut bytes = Vec::new();
+        let _ = f.read_to_end(&mut bytes);
+        s = String::from_utf8_lossy(&bytes).into_owned();
+    }
+    cap_tail(s.trim(), MESSAGE_CAP)
+}
+
+/// The end of `s`, at most `cap` characters, marked when cut.
+pub fn cap_tail(s: &str, cap: usize) -> String {
+    let n = s.chars().count();
+    if n <= cap {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n - cap).collect();
+    format!("...{tail}")
+}
+
+/// The uv to use: `$FRESHBENCH_UV`, `.tools/venv/bin/uv` (of the working directory or the
+/// workspace), `uv` on `PATH`; `None` when there is none (then venv and pip).
+pub fn find_uv() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FRESHBENCH_UV") {
+        return Some(PathBuf::from(p));
+    }
+    let candidates = [
+        PathBuf::from(".tools/venv/bin/uv"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/uv"),
+    ];
+    if let Some(c) = candidates.into_iter().find(|c| c.is_file()) {
+        return std::fs::canonicalize(&c).ok().or(Some(c));
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join("uv"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The cache folder: `$FRESHBENCH_CACHE`, else `.cache` of the working directory.
+pub fn default_cache_dir() -> PathBuf {
+    std::env::var_os("FRESHBENCH_CACHE").map_or_else(|| PathBuf::from(".cache"), PathBuf::from)
+}

@@ -1,0 +1,315 @@
+//! Environments, offline: requirement extraction from every dependency file kind, the
+//! stability of the cache key, atomic creation and cached failures (with a stand-in for uv
+//! that makes a fake environment), and the materialized tree.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use execute::env::requirements::{
+    extract, from_requirements_txt, from_setup_cfg, from_setup_py, DepFile,
+};
+use execute::env::{env_key, tree, EnvConfig, EnvState, Envs, Interpreter, PINS};
+
+fn dep<'a>(path: &'a str, content: &'a str) -> DepFile<'a> {
+    DepFile { path, content }
+}
+
+#[test]
+fn pyproject_dependencies_test_extras_and_groups() {
+    let text = r#"
+[project]
+name = "My.Pkg"
+dependencies = ["attrs>=22", "packaging; python_version >= '3.8'"]
+
+[project.optional-dependencies]
+test = ["hypothesis", "pytest>=7", "my-pkg[speedups]"]
+Testing = ["freezegun"]
+docs = ["sphinx"]
+dev = ["coverage[toml]", "tox"]
+speedups = ["ujson"]
+
+[dependency-groups]
+tests = [{ include-group = "base" }, "pympler"]
+dev = ["ruff"]
+lint = ["flake8"]
+base = ["never-here"]
+"#;
+    let reqs = extract("my_pkg", &[dep("pyproject.toml", text)]);
+    assert_eq!(
+        reqs,
+        vec![
+            "attrs>=22",
+            "freezegun",
+            "hypothesis",
+            "packaging; python_version >= '3.8'",
+            "pympler",
+            "ruff",
+            "tox",
+            "ujson",
+        ],
+        "extras of the project itself are followed; pytest and coverage are freshbench's; docs, lint and included groups are not taken"
+    );
+}
+
+#[test]
+fn requirements_txt_skips_options_comments_paths_and_urls() {
+    let text = "# a comment\n\
+        requests>=2.0  # trailing\n\
+        -r other.txt\n\
+        -e .\n\
+        -c constraints.txt\n\
+        --index-url https://example.invalid/simple\n\
+        numpy==1.26.0 \\\n    --hash=sha256:abc\n\
+        ./local/pkg\n\
+        https://example.invalid/x.tar.gz\n\
+        pkg @ https://example.invalid/pkg-1.0.tar.gz\n\
+        \n\
+        six; python_version < '3'\n";
+    assert_eq!(
+        from_requirements_txt(text),
+        vec![
+            "requests>=2.0",
+            "numpy==1.26.0",
+            "pkg @ https://example.invalid/pkg-1.0.tar.gz",
+            "six; python_version < '3'",
+        ]
+    );
+    // Root files only; test and dev variants in, docs and linting out.
+    let reqs = extract(
+        "x",
+        &[
+            dep("requirements.txt", "a\n"),
+            dep("requirements-test.txt", "b\n"),
+            dep("requirements_dev.txt", "c\n"),
+            dep("requirements-docs.txt", "sphinx\n"),
+            dep("requirements-mypy.txt", "mypy\n"),
+            dep("docs/requirements.txt", "furo\n"),
+        ],
+    );
+    assert_eq!(reqs, vec!["a", "b", "c"]);
+}
+
+#[test]
+fn setup_cfg_install_requires_and_test_extras() {
+    let text = "[metadata]\nname = x\n\n[options]\npackages = find:\ninstall_requires =\n    click>=8\n    # a comment\n    rich ; python_version>'3.7'\n\n[options.extras_require]\ntesting =\n    pytest-mock\ntest = hypothesis; mock\ndocs =\n    sphinx\n";
+    assert_eq!(
+        from_setup_cfg(text),
+        vec![
+            "click>=8",
+            "rich ; python_version>'3.7'",
+            "pytest-mock",
+            "hypothesis",
+            "mock"
+        ]
+    );
+}
+
+#[test]
+fn setup_py_literal_lists_without_running_it() {
+    let text = r#"
+from setuptools import setup
+deps = compute()
+setup(
+    name="x",
+    install_requires=[
+        "requests>=2",  # http
+        'idna',
+    ],
+    tests_require = ["pytest", "responses"],
+    extras_require={"docs": ["sphinx"]},
+    setup_requires=deps,
+)
+"#;
+    assert_eq!(
+        from_setup_py(text),
+        vec!["requests>=2", "idna", "pytest", "responses"]
+    );
+    let reqs = extract("x", &[dep("setup.py", text)]);
+    assert_eq!(reqs, vec!["idna", "requests>=2", "responses"]);
+}
+
+fn interp() -> Interpreter {
+    Interpreter {
+        base: PathBuf::from("/opt/python/bin/python3.11"),
+        version: "3.11.7".into(),
+        implementation: "cpython".into(),
+    }
+}
+
+#[test]
+fn env_key_is_stable_and_depends_on_what_defines_the_environment() {
+    let pins = vec!["pytest==9.2.0".to_string(), "coverage==7.17.5".to_string()];
+    let a = env_key(
+        &interp(),
+        &["b".into(), "a".into(), "a".into()],
+        &pins,
+        false,
+    );
+    let b = env_key(&interp(), &["a".into(), " b ".into()], &pins, false);
+    assert_eq!(a, b, "order, duplicates and spaces do not matter");
+    assert_eq!(a.len(), 32);
+    // A fixed input gives a fixed key, from one build to the next (a change here throws
+    // every cached environment away: bump ENV_FORMAT on purpose, then update this value).
+    assert_eq!(a, "15970b25a72144ec9f2ab23c7370a5a4");
+    let other_pins = vec!["pytest==8.0.0".to_string(), "coverage==7.17.5".to_string()];
+    assert_ne!(
+        a,
+        env_key(&interp(), &["a".into(), "b".into()], &other_pins, false)
+    );
+    let mut i = interp();
+    i.version = "3.12.1".into();
+    assert_ne!(a, env_key(&i, &["a".into(), "b".into()], &pins, false));
+    assert_ne!(a, env_key(&interp(), &["a".into()], &pins, false));
+    assert_ne!(
+        a,
+        env_key(&interp(), &["a".into(), "b".into()], &pins, true)
+    );
+    assert!(PINS.iter().any(|p| p.starts_with("pytest==")));
+    assert!(PINS.iter().any(|p| p.starts_with("coverage==")));
+}
+
+/// A stand-in for uv: `venv` makes `DIR/bin/python` (a link to a real Python), `pip install`
+/// fails when the requirements mention `fail-me`. Every call is counted in `calls`.
+fn fake_uv(dir: &Path) -> PathBuf {
+    let uv = dir.join("fake-uv");
+    let python = execute::default_interpreter();
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{calls}'\nif [ \"$1\" = venv ]; then\n  for a; do last=$a; done\n  mkdir -p \"$last/bin\" && ln -sf '{python}' \"$last/bin/python\"\n  exit 0\nfi\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -r ]; then f=$2; fi\n  shift\ndone\nif grep -q fail-me \"$f\"; then\n  echo 'error: No solution found when resolving dependencies: fail-me was not found' >&2\n  exit 1\nfi\nexit 0\n",
+        calls = dir.join("calls").display(),
+        python = python.display()
+    );
+    std::fs::write(&uv, script).unwrap();
+    std::fs::set_permissions(&uv, std::fs::Permissions::from_mode(0o755)).unwrap();
+    uv
+}
+
+fn config(cache: &Path, uv: PathBuf, rebuild: bool) -> EnvConfig {
+    EnvConfig {
+        cache_dir: cache.to_path_buf(),
+        python: execute::default_interpreter(),
+        uv: Some(uv),
+        rebuild,
+        timeout: Duration::from_millis(120_000),
+        allow_sdist_builds: false,
+    }
+}
+
+fn calls(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("calls")).map_or(0, |s| s.lines().count())
+}
+
+#[test]
+fn environments_are_built_atomically_reused_and_failures_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let uv = fake_uv(dir.path());
+    // A leftover of a run that crashed while building (its pid is gone): never trusted,
+    // removed when the cache is opened.
+    let envs_dir = cache.join("envs");
+    std::fs::create_dir_all(envs_dir.join("0123.tmp-999999999/bin")).unwrap();
+    let envs = Envs::open(config(&cache, uv.clone(), false)).unwrap();
+    assert!(!envs_dir.join("0123.tmp-999999999").exists());
+
+    let reqs = vec!["six".to_string()];
+    let key = envs.key(&reqs);
+    // A half environment under the final name's tmp of another (dead) process is ignored.
+    let env = envs.ensure(&reqs).unwrap();
+    assert_eq!(env.state, EnvState::Built);
+    assert_eq!(env.dir, envs_dir.join(&key));
+    assert!(env.dir.join("freshbench-env.json").is_file());
+    assert!(env.dir.join("freshbench-requirements.txt").is_file());
+    let leftovers: Vec<_> = std::fs::read_dir(&envs_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let requested = std::fs::read_to_string(env.dir.join("freshbench-requirements.txt")).unwrap();
+    assert!(
+        requested.contains("six")
+            && requested.contains("pytest==")
+            && requested.contains("coverage==")
+    );
+    assert_eq!(calls(dir.path()), 2, "venv, then pip install");
+
+    // Reused: no installer call.
+    assert_eq!(envs.ensure(&reqs).unwrap().state, EnvState::Reused);
+    assert_eq!(calls(dir.path()), 2);
+
+    // A failure is a state with the installer's message, cached under the same key.
+    let bad = vec!["fail-me".to_string()];
+    let failed = envs.ensure(&bad).unwrap();
+    match &failed.state {
+        EnvState::Failed { message, cached } => {
+            assert!(!cached);
+            assert!(message.contains("fail-me was not found"), "{message}");
+        }
+        s => panic!("expected a failure, got {s:?}"),
+    }
+    assert!(!failed.dir.exists(), "no half environment left");
+    assert!(envs_dir.join(format!("{}.failed", failed.key)).is_file());
+    let n = calls(dir.path());
+    match envs.ensure(&bad).unwrap().state {
+        EnvState::Failed { cached, message } => {
+            assert!(cached);
+            assert!(message.contains("fail-me was not found"));
+        }
+        s => panic!("expected a cached failure, got {s:?}"),
+    }
+    assert_eq!(
+        calls(dir.path()),
+        n,
+        "a cached failure does not run the installer"
+    );
+
+    // --rebuild-envs: built again (once per run), failures retried.
+    let rebuilding = Envs::open(config(&cache, uv, true)).unwrap();
+    assert_eq!(rebuilding.ensure(&reqs).unwrap().state, EnvState::Built);
+    assert_eq!(rebuilding.ensure(&reqs).unwrap().state, EnvState::Reused);
+    assert!(matches!(
+        rebuilding.ensure(&bad).unwrap().state,
+        EnvState::Failed { cached: false, .. }
+    ));
+}
+
+#[test]
+fn tree_is_written_once_with_its_dist_info_and_src_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("src/my_pkg/__init__.py", "X = 1\n"),
+        ("tests/test_x.py", "def test(): pass\n"),
+        ("../escape.py", "no\n"),
+        ("pyproject.toml", "[project]\nname='my-pkg'\n"),
+    ];
+    let t = tree::materialize(dir.path(), "r1", "My-Pkg", "1.0-post1", &files).unwrap();
+    assert!(t.written);
+    assert_eq!(t.import_root, "src");
+    assert_eq!(
+        std::fs::read_to_string(t.root.join("src/my_pkg/__init__.py")).unwrap(),
+        "X = 1\n"
+    );
+    assert!(!dir.path().join("escape.py").exists() && !t.root.join("../escape.py").exists());
+    let dist = t.meta.join("my_pkg-1.0_post1.dist-info");
+    let metadata = std::fs::read_to_string(dist.join("METADATA")).unwrap();
+    assert!(
+        metadata.contains("Name: My-Pkg\nVersion: 1.0-post1\n"),
+        "{metadata}"
+    );
+    assert!(dist.join("RECORD").is_file() && dist.join("INSTALLER").is_file());
+    let mode = std::fs::metadata(t.root.join("tests/test_x.py"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+    let again = tree::materialize(dir.path(), "r1", "My-Pkg", "1.0-post1", &files).unwrap();
+    assert!(!again.written);
+    assert_eq!(again.root, t.root);
+    // Other contents: another folder.
+    let changed = tree::materialize(dir.path(), "r1", "My-Pkg", "1.0-post1", &files[..2]).unwrap();
+    assert_ne!(changed.root, t.root);
+    assert_eq!(
+        tree::import_root(["pkg/__init__.py", "src_stuff/a.py"]),
+        "."
+    );
+}

@@ -1,0 +1,309 @@
+//! `execute --repo-tests` end to end: crawl's tables written directly for a tiny project
+//! (no third-party requirements: its environment needs only pytest and coverage), the
+//! binary run on them, and the rows of `repo_tests` checked: passing and failing tests,
+//! lines executed, the project's version through `importlib.metadata`, a flaky test, an
+//! environment that does not build, a repository without tests, and a rerun that skips what
+//! is done.
+//!
+//! Needs uv and the package registry (or uv's cache) to build the environment: skips with
+//! a printed reason when either is missing.
+
+use std::path::Path;
+use std::process::Command;
+
+use schemas::{File, Repo, RepoTest};
+
+fn repo(id: &str, name: &str) -> Repo {
+    Repo {
+        repo_id: id.into(),
+        source: "path".into(),
+        spec: format!("path:{name}"),
+        name: name.into(),
+        version: Some("1.2.3".into()),
+        git_ref: None,
+        commit: None,
+        published_at: None,
+        url: None,
+        license: None,
+        license_source: None,
+        cutoff: None,
+        status: "ok".into(),
+        reason: None,
+        files_total: 0,
+        files_skipped: 0,
+    }
+}
+
+fn file(repo_id: &str, path: &str, kind: &str, content: &str) -> File {
+    File {
+        repo_id: repo_id.into(),
+        path: path.into(),
+        kind: kind.into(),
+        sha256: String::new(),
+        size: content.len() as i64,
+        content: Some(content.into()),
+        status: "ok".into(),
+        reason: None,
+        changed_lines: None,
+    }
+}
+
+const CALC: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+
+const TEST_CALC: &str = "\
+import importlib.metadata
+
+from tinyproj.calc import add, sub
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_sub_wrong():
+    assert sub(2, 3) == 1
+
+
+def test_version_from_metadata():
+    assert importlib.metadata.version('tinyproj') == '1.2.3'
+";
+
+// Passes the first time, fails the second: the two runs share the worker's private copy of
+// the tree (each run is a fresh pytest process), and the first leaves a marker in it.
+const TEST_FLAKY: &str = "\
+import pathlib
+
+
+def test_passes_only_once():
+    marker = pathlib.Path(__file__).with_name('.ran-once')
+    seen = marker.exists()
+    marker.write_text('x')
+    assert not seen
+";
+
+fn dataset(dir: &Path) {
+    let repos = vec![
+        repo("r-tiny", "tinyproj"),
+        repo("r-broken", "brokenenv"),
+        repo("r-none", "notests"),
+    ];
+    let files = vec![
+        file(
+            "r-tiny",
+            "pyproject.toml",
+            "dependency",
+            "[project]\nname = \"tinyproj\"\nversion = \"1.2.3\"\ndependencies = []\n\n[project.optional-dependencies]\ntest = [\"pytest\"]\n",
+        ),
+        file("r-tiny", "src/tinyproj/__init__.py", "source", ""),
+        file("r-tiny", "src/tinyproj/calc.py", "source", CALC),
+        file("r-tiny", "tests/test_calc.py", "test", TEST_CALC),
+        file("r-tiny", "tests/test_flaky.py", "test", TEST_FLAKY),
+        file("r-tiny", "tests/conftest.py", "test", ""),
+        // A requirement uv refuses to parse: the environment fails offline.
+        file("r-broken", "requirements.txt", "dependency", "bad-req (((\n"),
+        file("r-broken", "tests/test_x.py", "test", "def test_x():\n    pass\n"),
+        file("r-none", "notests/__init__.py", "source", "X = 1\n"),
+    ];
+    schemas::write_table(dir, &repos).unwrap();
+    schemas::write_table(dir, &files).unwrap();
+}
+
+fn execute(data: &Path, cache: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_execute"))
+        .arg("--data")
+        .arg(data)
+        .arg("--repo-tests")
+        .arg("--cache-dir")
+        .arg(cache)
+        .arg("--timeout")
+        .arg("120")
+        .arg("-q")
+        .output()
+        .unwrap()
+}
+
+fn lines_of<'a>(row: &'a RepoTest, path: &str) -> Option<&'a Vec<i32>> {
+    row.lines.iter().find(|f| f.path == path).map(|f| &f.lines)
+}
+
+#[test]
+fn repo_tests_of_a_tiny_project() {
+    let Some(uv) = execute::env::find_uv() else {
+        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cache = tmp.path().join("cache");
+    dataset(&data);
+    let out = execute(&data, &cache);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    let tiny: Vec<&RepoTest> = rows.iter().filter(|r| r.repo_id == "r-tiny").collect();
+    if let [only] = tiny.as_slice() {
+        if only.outcome == "env_error" {
+            println!(
+                "SKIP: the environment (pytest and coverage only) did not build with {}; no registry? {}",
+                uv.display(),
+                only.detail.as_deref().unwrap_or("")
+            );
+            return;
+        }
+    }
+    // 1: one repository's environment failed and another has no tests.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+
+    let ids: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.repo_id.as_str(), r.node_id.as_str()))
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            ("r-tiny", "tests/test_calc.py::test_add"),
+            ("r-tiny", "tests/test_calc.py::test_sub_wrong"),
+            ("r-tiny", "tests/test_calc.py::test_version_from_metadata"),
+            ("r-tiny", "tests/test_flaky.py::test_passes_only_once"),
+            ("r-broken", "<environment>"),
+        ],
+        "repos order, then node id; no rows for a repository without test files"
+    );
+    let by = |n: &str| rows.iter().find(|r| r.node_id.ends_with(n)).unwrap();
+    let add = by("::test_add");
+    assert_eq!(
+        (add.outcome.as_str(), add.flaky),
+        ("passed", false),
+        "{add:?}"
+    );
+    assert_eq!(
+        lines_of(add, "src/tinyproj/calc.py"),
+        Some(&vec![2]),
+        "{add:?}"
+    );
+    assert!(lines_of(add, "tests/test_calc.py").is_some_and(|l| l.contains(&7)));
+    let sub = by("::test_sub_wrong");
+    assert_eq!(
+        (sub.outcome.as_str(), sub.flaky),
+        ("failed", false),
+        "{sub:?}"
+    );
+    assert_eq!(lines_of(sub, "src/tinyproj/calc.py"), Some(&vec![6]));
+    assert!(
+        sub.detail.as_deref().unwrap_or("").contains("assert"),
+        "{sub:?}"
+    );
+    let version = by("::test_version_from_metadata");
+    assert_eq!(version.outcome, "passed", "{version:?}");
+    let flaky = by("::test_passes_only_once");
+    assert_eq!(
+        (flaky.outcome.as_str(), flaky.flaky),
+        ("passed", true),
+        "{flaky:?}"
+    );
+    assert!(flaky
+        .detail
+        .as_deref()
+        .unwrap_or("")
+        .contains("run 1 passed, run 2 failed"));
+    for r in &tiny {
+        assert!(
+            r.isolation == "namespaces" || r.isolation == "rlimits-only",
+            "{r:?}"
+        );
+        assert!(r.seconds >= 0.0);
+    }
+    let broken = by("<environment>");
+    assert_eq!(broken.outcome, "env_error");
+    assert!(!broken.detail.as_deref().unwrap_or("").is_empty());
+    assert!(stdout.contains("tinyproj"), "{stdout}");
+    let tiny_line = stdout.lines().find(|l| l.starts_with("tinyproj")).unwrap();
+    let cols: Vec<&str> = tiny_line.split_whitespace().collect();
+    // name, env, tests, passed, failed, errors, skipped, flaky, seconds, env seconds
+    assert_eq!(
+        &cols[1..8],
+        &["built", "4", "3", "1", "0", "0", "1"],
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("brokenenv") && l.contains("failed")),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("notests") && l.contains("no test files")),
+        "{stdout}"
+    );
+    // The environment is in the cache, complete, with no half-built leftover.
+    let envs: Vec<String> = std::fs::read_dir(cache.join("envs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(envs.iter().all(|n| !n.contains(".tmp-")), "{envs:?}");
+    assert!(envs.iter().any(|n| n.ends_with(".failed")), "{envs:?}");
+
+    // A rerun skips the repositories already in the table: same rows, nothing run.
+    let again = execute(&data, &cache);
+    let stdout2 = String::from_utf8_lossy(&again.stdout);
+    let rows2: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    assert_eq!(rows2, rows);
+    assert!(
+        stdout2
+            .lines()
+            .any(|l| l.starts_with("tinyproj") && l.contains("done")),
+        "{stdout2}"
+    );
+    // Still 1: the repository without tests is looked at again (it has no rows to skip by).
+    assert_eq!(again.status.code(), Some(1), "{stdout2}");
+
+    // --force --repo tinyproj runs it again, reusing its environment, keeping other rows.
+    let forced = Command::new(env!("CARGO_BIN_EXE_execute"))
+        .arg("--data")
+        .arg(&data)
+        .args([
+            "--repo-tests",
+            "--force",
+            "--repo",
+            "tinyproj",
+            "-q",
+            "--cache-dir",
+        ])
+        .arg(&cache)
+        .output()
+        .unwrap();
+    let stdout3 = String::from_utf8_lossy(&forced.stdout);
+    assert_eq!(forced.status.code(), Some(0), "{stdout3}");
+    assert!(
+        stdout3
+            .lines()
+            .any(|l| l.starts_with("tinyproj") && l.contains("reused")),
+        "{stdout3}"
+    );
+    let rows3: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    assert_eq!(rows3.len(), rows.len());
+    assert!(rows3.iter().any(|r| r.repo_id == "r-broken"));
+}
+
+#[test]
+fn errors_of_use_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    dataset(tmp.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_execute"))
+        .arg("--data")
+        .arg(tmp.path())
+        .args(["--repo-tests", "--repo", "no-such-repo"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-repo"));
+    let out = Command::new(env!("CARGO_BIN_EXE_execute"))
+        .arg("--data")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!tmp.path().join("repo_tests.parquet").exists());
+}
