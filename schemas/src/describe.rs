@@ -3,7 +3,10 @@
 use std::fmt::Write as _;
 
 use crate::table::{ColumnDoc, Table};
-use crate::tables::*;
+use crate::tables::{
+    AssertionTask, Candidate, Classification, CompletionTask, Execution, File, Function,
+    FunctionTask, Module, Reference, Repo, RepoTest, Score, Slice, TestCase, Validation,
+};
 
 /// One table's description.
 pub struct TableDoc {

@@ -70,6 +70,7 @@ impl Timestamp {
     }
 
     /// Parse `YYYY-MM-DD` or an RFC 3339 time (`YYYY-MM-DDTHH:MM:SS[.frac][Z|±HH:MM]`).
+    #[allow(clippy::many_single_char_names)] // y, m, d, h, s: the fields of a date
     pub fn parse(text: &str) -> Option<Self> {
         let t = text.trim();
         let date = t.get(..10)?;
@@ -127,6 +128,7 @@ impl Timestamp {
     }
 }
 
+#[allow(clippy::many_single_char_names)] // y, m, d, r: the fields of a date
 impl std::fmt::Display for Timestamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let secs = self.unix_seconds();

@@ -83,7 +83,7 @@ impl Config {
         for (key, value) in user {
             match (base.get_mut(&key), value) {
                 (Some(toml::Value::Table(b)), toml::Value::Table(u)) => b.extend(u),
-                (Some(_), _) | (None, _) => {
+                (Some(_) | None, _) => {
                     return Err(parse_err(format!("unknown or misplaced key `{key}`")))
                 }
             }

@@ -1,4 +1,4 @@
-//! `classify`: sorts every function that `resolve` found into the classes of Code2Bench.
+//! `classify`: sorts every function that `resolve` found into the classes of `Code2Bench`.
 //!
 //! Reads `functions` and `references` from the dataset directory and writes
 //! `classifications`: per function, `self_contained` (only its parameters, builtins and

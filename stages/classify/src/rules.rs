@@ -227,7 +227,7 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
             "unresolved" => push(&mut reasons, format!("unresolved:{}", r.chain)),
             "builtin" | "stdlib" | "third_party" => match judge(config, target) {
                 Use::Effect(reason) => {
-                    push(&mut reasons, format!("{}:{target}", effect_code(reason)))
+                    push(&mut reasons, format!("{}:{target}", effect_code(reason)));
                 }
                 Use::Allowed(lib) => push(&mut libraries, lib.to_string()),
                 Use::Other if r.kind == "builtin" => {}

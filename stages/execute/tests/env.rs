@@ -190,7 +190,7 @@ fn config(cache: &Path, uv: PathBuf, rebuild: bool) -> EnvConfig {
         python: execute::default_interpreter(),
         uv: Some(uv),
         rebuild,
-        timeout: Duration::from_millis(120_000),
+        timeout: Duration::from_mins(2),
         allow_sdist_builds: false,
     }
 }

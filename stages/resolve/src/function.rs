@@ -136,7 +136,7 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
                     keyword_only = true;
                 }
                 Some(i) if i.kind_id() == k.dictionary_splat_pattern => {
-                    push(splat_name(src, i, k), "var_keyword", annotation, None)
+                    push(splat_name(src, i, k), "var_keyword", annotation, None);
                 }
                 Some(i) => push(text(i), plain(keyword_only), annotation, None),
                 None => {}

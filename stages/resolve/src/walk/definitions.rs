@@ -23,7 +23,7 @@ impl<'t> Walker<'_, 't, '_> {
         self.recycle(kids);
         match definition {
             Some(d) if d.kind_id() == self.k.function_definition => {
-                self.function(d, node, &decorators, ctx)
+                self.function(d, node, &decorators, ctx);
             }
             Some(d) if d.kind_id() == self.k.class_definition => self.class(d, &decorators, ctx),
             _ => self.generic(node, ctx),
