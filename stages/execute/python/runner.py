@@ -863,6 +863,24 @@ class Runner:
 
     # ------------------------------------------------------------------ call sessions
 
+    def _enter_child(self, parent_ends, ow, ew, limits):
+        """The first steps of a freshly forked child that will run code: close the parent's
+        pipe ends and the protocol channel, take a process group of its own, send fds 1 and
+        2 to the capture pipes, restore default signal handling, lower the limits and enter
+        the work folder."""
+        for fd in tuple(parent_ends) + (self.proto_in, self.proto_out):
+            os.close(fd)
+        os.setpgid(0, 0)
+        _set_dumpable(True)
+        os.dup2(ow, 1)
+        os.dup2(ew, 2)
+        os.close(ow)
+        os.close(ew)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        _lower_limits(limits)
+        os.chdir(self.work)
+
     def start_session(self, key, limits):
         nonce = os.urandom(16)
         qr, qw = os.pipe()
@@ -872,18 +890,7 @@ class Runner:
         pid = os.fork()
         if pid == 0:  # the session child: never returns
             try:
-                for fd in (qw, rr, or_, er, self.proto_in, self.proto_out):
-                    os.close(fd)
-                os.setpgid(0, 0)
-                _set_dumpable(True)
-                os.dup2(ow, 1)
-                os.dup2(ew, 2)
-                os.close(ow)
-                os.close(ew)
-                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
-                    signal.signal(sig, signal.SIG_DFL)
-                _lower_limits(dict(limits, cpu_seconds=None))
-                os.chdir(self.work)
+                self._enter_child((qw, rr, or_, er), ow, ew, dict(limits, cpu_seconds=None))
                 violations = []
                 ctx = {"violations": violations, "scratch": self.scratch, "coverage": self.coverage,
                        "writable": (self.work, self.scratch),
@@ -985,21 +992,7 @@ class Runner:
         pid = os.fork()
         if pid == 0:  # the child: never returns
             try:
-                os.close(rr)
-                os.close(or_)
-                os.close(er)
-                os.close(self.proto_in)
-                os.close(self.proto_out)
-                os.setpgid(0, 0)
-                _set_dumpable(True)
-                os.dup2(ow, 1)
-                os.dup2(ew, 2)
-                os.close(ow)
-                os.close(ew)
-                for s in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
-                    signal.signal(s, signal.SIG_DFL)
-                _lower_limits(limits)
-                os.chdir(self.work)
+                self._enter_child((rr, or_, er), ow, ew, limits)
                 violations = []
                 ctx = {"violations": violations, "scratch": self.scratch, "coverage": self.coverage,
                        "writable": (self.work, self.scratch),
