@@ -19,6 +19,11 @@ calls started) after any call that did not simply return or raise, that left a p
 a thread behind, or that tripped the sandbox; a call of another target, or one marked
 `fresh`, gets a new session. `pytest` requests run in a one-shot child each.
 
+A call's arguments are literal text, read by `_make_arg_eval` (literal_eval's grammar plus a
+few spellings: `float('nan')`, `frozenset([..])`, allowed builtins and `operator`
+functions by name), never evaluated as code. A returned iterator (generator, `map`, ...) is
+drawn in the call, under coverage and the clock, for at most ITER_ITEMS items.
+
 Residual hole: code that deliberately introspects the harness inside its own process
 (walks stack frames up into the session loop to read the nonce, rewrites the closure cells
 of the harness, or writes memory through ctypes) can forge the value it reports. What the
@@ -34,6 +39,7 @@ import importlib
 import importlib.util
 import json
 import marshal
+import operator
 import os
 import resource
 import selectors
@@ -45,6 +51,22 @@ import traceback
 
 PROTOCOL = 1
 DEVNULL = "/dev/null"
+# A returned iterator (generator, map, zip, ...) is drawn for at most this many items, while
+# coverage still runs; more makes its tag `truncated`.
+ITER_ITEMS = 1000
+# Builtins a test case may pass as an argument by bare name: deterministic and without effect
+# on the process or the file system. Not `hash` (depends on the hash seed), `id` (an
+# address), `open`, `print`, `input`, `eval`, `exec`, `getattr`, `vars` and the like.
+ARG_BUILTINS = ("abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable", "chr", "dict",
+                "divmod", "enumerate", "filter", "float", "format", "frozenset", "hex", "int",
+                "isinstance", "iter", "len", "list", "map", "max", "min", "next", "oct", "ord",
+                "pow", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
+                "tuple", "type", "zip")
+# Functions of `operator` a test case may pass as `operator.NAME` (attributes only: no call
+# such as `operator.itemgetter(0)`).
+ARG_OPERATORS = ("abs", "add", "and_", "concat", "contains", "eq", "floordiv", "ge", "getitem",
+                 "gt", "invert", "le", "lt", "mod", "mul", "ne", "neg", "not_", "or_", "pos",
+                 "pow", "sub", "truediv", "truth", "xor")
 
 
 def _parse_args(argv):
@@ -105,6 +127,115 @@ def _set_dumpable(flag):
         _PRCTL[0](4, int(flag), 0, 0, 0)
     except Exception:  # noqa: BLE001 - best effort
         pass
+
+
+# --------------------------------------------------------------------------- arguments (child)
+
+def _make_arg_eval():
+    """Returns a function turning a test case's argument text into a value without running any
+    code, built from references captured now (before user code runs): the syntax tree comes
+    from `compile`, never from the `ast` module's functions, which the code could patch.
+
+    Accepted: what `ast.literal_eval` accepts (str, bytes, int, float, complex, bool, None,
+    Ellipsis; tuples, lists, sets and dicts of those; unary + and - on numbers; `1+2j`;
+    `set()`), and also `float(S)` for a string literal S that `float` accepts (`'nan'`,
+    `'inf'`, `'-inf'`), a sign before it (`-float('inf')`), `set()`/`set(C)`,
+    `frozenset()`/`frozenset(C)` for a literal list, tuple or set C, one of ARG_BUILTINS by
+    bare name (`len`, `sorted`: to pass a function) and `operator.NAME` for NAME in
+    ARG_OPERATORS. No other name, attribute, call, operator, lambda or comprehension."""
+    _compile, only_ast = compile, ast.PyCF_ONLY_AST
+    _type, _len, _str, _float, _int, _zip, _getattr = type, len, str, float, int, zip, getattr
+    _tuple, _set, _frozen = tuple, set, frozenset
+    _append = list.append
+    N_EXPR, N_CONST, N_NAME, N_ATTR, N_CALL = ast.Expression, ast.Constant, ast.Name, ast.Attribute, ast.Call
+    N_TUPLE, N_LIST, N_SET, N_DICT = ast.Tuple, ast.List, ast.Set, ast.Dict
+    N_UNARY, N_BINOP, O_UADD, O_USUB, O_ADD, O_SUB = ast.UnaryOp, ast.BinOp, ast.UAdd, ast.USub, ast.Add, ast.Sub
+    T_COMPLEX = complex
+    NUMBERS = (int, float, complex)
+    REAL = (int, float)
+    COLLECTIONS = (list, tuple, set, frozenset)
+    names = {n: getattr(builtins, n) for n in ARG_BUILTINS}
+    ops = {n: getattr(operator, n) for n in ARG_OPERATORS}
+
+    def bad(node):
+        where = ""
+        if _type(_getattr(node, "col_offset", None)) is _int:
+            where = " at column %d" % (node.col_offset + 1)
+        raise ValueError("not an accepted argument literal: " + _type(node).__name__ + where)
+
+    def collection(nodes):
+        out = []
+        for e in nodes:
+            _append(out, convert(e))
+        return out
+
+    def call(node):
+        f = node.func
+        if node.keywords or _type(f) is not N_NAME or _len(node.args) > 1:
+            bad(node)
+        name, args = f.id, node.args
+        if name == "float" and args and _type(args[0]) is N_CONST and _type(args[0].value) is _str:
+            return _float(args[0].value)
+        if name in ("set", "frozenset"):
+            make = _set if name == "set" else _frozen
+            if not args:
+                return make()
+            items = convert(args[0])
+            if _type(items) in COLLECTIONS:
+                return make(items)
+        bad(node)
+
+    def convert(node):
+        t = _type(node)
+        if t is N_CONST:
+            return node.value
+        if t is N_LIST:
+            return collection(node.elts)
+        if t is N_TUPLE:
+            return _tuple(collection(node.elts))
+        if t is N_SET:
+            return _set(collection(node.elts))
+        if t is N_DICT:
+            if _len(node.keys) != _len(node.values):
+                bad(node)
+            out = {}
+            for k, v in _zip(node.keys, node.values):
+                if k is None:  # `**mapping`
+                    bad(node)
+                out[convert(k)] = convert(v)
+            return out
+        if t is N_UNARY and _type(node.op) in (O_UADD, O_USUB):
+            if _type(node.operand) not in (N_CONST, N_CALL):
+                bad(node)
+            v = convert(node.operand)
+            if _type(v) not in NUMBERS:
+                bad(node)
+            return -v if _type(node.op) is O_USUB else +v
+        if t is N_BINOP and _type(node.op) in (O_ADD, O_SUB):  # a complex number: 1+2j
+            left = convert(node.left)
+            right = node.right
+            if (_type(left) not in REAL or _type(node.left) not in (N_CONST, N_UNARY)
+                    or _type(right) is not N_CONST or _type(right.value) is not T_COMPLEX):
+                bad(node)
+            return left + right.value if _type(node.op) is O_ADD else left - right.value
+        if t is N_CALL:
+            return call(node)
+        if t is N_NAME and node.id in names:
+            return names[node.id]
+        if (t is N_ATTR and _type(node.value) is N_NAME and node.value.id == "operator"
+                and node.attr in ops):
+            return ops[node.attr]
+        bad(node)
+
+    def evaluate(text):
+        if _type(text) is not _str:
+            raise ValueError("argument text is not a string")
+        tree = _compile(text.lstrip(" \t"), "<arguments>", "eval", only_ast)
+        if _type(tree) is not N_EXPR:
+            bad(tree)
+        return convert(tree.body)
+
+    return evaluate
 
 
 # --------------------------------------------------------------------------- tagging (child)
@@ -184,7 +315,17 @@ def _make_tagger(repr_cap):
     def top(x):
         return tag(x, 0, set())
 
-    return top, safe_repr
+    def drawn(items, truncated):
+        """The tag of a returned iterator: the items drawn from it."""
+        out = []
+        for v in items:
+            _list_append(out, tag(v, 1, set()))
+        return ("iter", out, truncated is True)
+
+    def drawn_repr(t, items, truncated):
+        return "<" + qualname(t) + "> " + safe_repr(items) + (" ..." if truncated else "")
+
+    return top, safe_repr, drawn, drawn_repr
 
 
 # --------------------------------------------------------------------------- audit hook (child)
@@ -413,14 +554,17 @@ def _session_main(req_r, rw, nonce, ctx):
     Everything used after user code has run is a local bound before it ran."""
     dumps, loads, write, read, exit_ = marshal.dumps, marshal.loads, os.write, os.read, os._exit
     perf, flush, pack, unpack = time.perf_counter, _flush, struct.pack, struct.unpack
-    literal_eval, tb_format, classify = ast.literal_eval, traceback.format_exception, _classify_exception
+    tb_format, classify = traceback.format_exception, _classify_exception
     getrusage, setrlimit, RLIMIT_CPU = resource.getrusage, resource.setrlimit, resource.RLIMIT_CPU
     cpu_hard = resource.getrlimit(RLIMIT_CPU)[1]
     span_of, load, raw_arcs = _function_span, _load_target, _raw_arcs
     _type, _str, _len, _sorted, _abs = type, str, len, sorted, abs
     violations, writable, scratch = ctx["violations"], ctx["writable"], ctx["scratch"]
     cov_mod = ctx["coverage"]
-    tagger, safe_repr = _make_tagger(ctx["repr_cap"])
+    tagger, safe_repr, tag_drawn, drawn_repr = _make_tagger(ctx["repr_cap"])
+    arg_eval = _make_arg_eval()
+    _hasattr, _next, _range, _StopIteration = hasattr, next, range, StopIteration
+    _append, iter_items = list.append, ITER_ITEMS
     state = {"module": None, "cov": {}, "static": {}}
 
     def recv_exact(n):
@@ -439,8 +583,8 @@ def _session_main(req_r, rw, nonce, ctx):
 
     def one(req):
         try:
-            args = literal_eval(req.get("args") or "[]")
-            kwargs = literal_eval(req.get("kwargs") or "{}")
+            args = arg_eval(req.get("args") or "[]")
+            kwargs = arg_eval(req.get("kwargs") or "{}")
             if _type(args) not in (list, tuple) or _type(kwargs) is not dict:
                 raise ValueError("args must be a list or tuple literal and kwargs a dict literal")
         except BaseException as e:  # noqa: BLE001
@@ -476,13 +620,32 @@ def _session_main(req_r, rw, nonce, ctx):
             t0 = perf()
             if cov is not None:
                 cov.start()
+            drawn = None
             try:
                 value = fn(*args, **kwargs)
+                # A returned iterator is drawn here, under coverage and the clock: the code
+                # it runs lazily is the function's; what it raises, the call raises.
+                vt = _type(value)
+                if _hasattr(vt, "__next__") and _hasattr(vt, "__iter__"):
+                    items, truncated = [], True
+                    for _ in _range(iter_items):
+                        try:
+                            item = _next(value)
+                        except _StopIteration:
+                            truncated = False
+                            break
+                        _append(items, item)
+                    drawn = (vt, items, truncated)
             finally:
                 if cov is not None:
                     cov.stop()
             secs = perf() - t0
-            payload = {"status": "ok", "value": tagger(value), "repr": safe_repr(value)}
+            if drawn is None:
+                payload = {"status": "ok", "value": tagger(value), "repr": safe_repr(value)}
+            else:
+                vt, items, truncated = drawn
+                payload = {"status": "ok", "value": tag_drawn(items, truncated),
+                           "repr": drawn_repr(vt, items, truncated)}
         except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
             secs = perf() - t0
             try:
@@ -501,11 +664,17 @@ def _session_main(req_r, rw, nonce, ctx):
             try:
                 filename, first, last = span
                 executed = raw_arcs(cov, filename)
-                possible = state["static"].get(filename)
-                if possible is None:
+                static = state["static"].get(filename)
+                if static is None:
                     from coverage.python import PythonFileReporter
 
-                    possible = state["static"][filename] = PythonFileReporter(filename, cov).arcs()
+                    reporter = PythonFileReporter(filename, cov)
+                    static = state["static"][filename] = (reporter, reporter.arcs())
+                reporter, possible = static
+                # The lines of a statement spanning several lines are traced one by one;
+                # coverage.py's static arcs name the statement by its first line, so the
+                # executed arcs are translated the same way before they are compared.
+                executed = reporter.translate_arcs(executed)
 
                 def inside(arc):
                     a, b = arc
@@ -1231,6 +1400,8 @@ def _tag_to_json(t):
         return {"t": kind, "v": [_tag_to_json(x) for x in t[1]]}
     if kind == "dict":
         return {"t": "dict", "v": [[_tag_to_json(k), _tag_to_json(v)] for k, v in t[1]]}
+    if kind == "iter":
+        return {"t": "iter", "v": {"items": [_tag_to_json(x) for x in t[1]], "truncated": t[2] is True}}
     return {"t": "object", "v": {"type": t[1], "repr": t[2]}}
 
 

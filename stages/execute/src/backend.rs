@@ -24,6 +24,11 @@ pub struct WorkerSpec {
     /// Trusted modules the runner imports once before serving (e.g. `numpy`), so that calls
     /// do not pay for them again. Never repository code.
     pub preload: Vec<String>,
+    /// `PYTHONHASHSEED` of the worker (and of every process it starts): the order of sets
+    /// and dicts of strings, and `hash` of str and bytes, depend on it. 0 (the default)
+    /// turns hash randomization off; two workers with the same seed order them the same.
+    /// It takes precedence over a `PYTHONHASHSEED` in [`WorkerSpec::env`].
+    pub hash_seed: u32,
 }
 
 impl WorkerSpec {

@@ -26,6 +26,12 @@ impl<'a> Batch<'a> {
         }
     }
 
+    /// Limits for the requests that follow (a worker is started with the limits of the
+    /// first request it serves; per-request limits apply to every later one).
+    pub fn set_limits(&mut self, limits: &Limits) {
+        self.limits = *limits;
+    }
+
     /// Runs one request. A worker that dies or hangs on it gives the request status `crash`
     /// or `timeout` (or `harness_error` for a protocol bug) and is replaced for the next one.
     /// `Err` only when a worker cannot be started at all (no interpreter, isolation required

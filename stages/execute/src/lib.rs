@@ -48,7 +48,7 @@ pub use protocol::{
     ArcCoverage, Call, ExceptionInfo, Isolation, Outcome, PytestRun, Request, Status, Target,
     TestOutcome,
 };
-pub use value::Value;
+pub use value::{Tolerance, Value};
 pub use worker::ProcessWorker;
 
 /// Run untrusted Python in a sandbox: check the sandbox, run repositories' own test suites.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub use schemas::FileLines;
 
-use crate::value::Value;
+use crate::value::{Tolerance, Value};
 
 /// Where the code to call comes from; paths are relative to the worker's work folder (the
 /// copy of [`crate::WorkerSpec::tree`]).
@@ -30,8 +30,34 @@ pub struct Call {
     /// The function's name in the module (dots reach into classes: `Parser.parse_line`).
     pub function: String,
     /// A Python literal list or tuple of positional arguments, e.g. `[1, "a", (2, 3)]`.
+    ///
+    /// The worker evaluates it without running any code; the text may hold:
+    /// - what `ast.literal_eval` accepts: str, bytes, int, float, complex, `True`, `False`,
+    ///   `None`, `...`; tuples, lists, sets and dicts of those; a sign before a number;
+    ///   `1+2j`; `set()`;
+    /// - `float(S)` for a string literal `S` that `float` accepts (`float('nan')`,
+    ///   `float('inf')`, `float('-inf')`), with a sign before it if wanted
+    ///   (`-float('inf')`);
+    /// - `set()`, `frozenset()`, and `set(C)`, `frozenset(C)` of a literal list, tuple or
+    ///   set `C` (`frozenset([1, 2])`);
+    /// - functions, by bare name, among these builtins (deterministic, without effect on
+    ///   the process; not `hash`, which depends on the hash seed, nor `id`): `abs`, `all`,
+    ///   `any`, `ascii`, `bin`, `bool`, `bytes`, `callable`, `chr`, `dict`, `divmod`,
+    ///   `enumerate`, `filter`, `float`, `format`, `frozenset`, `hex`, `int`, `isinstance`,
+    ///   `iter`, `len`, `list`, `map`, `max`, `min`, `next`, `oct`, `ord`, `pow`, `range`,
+    ///   `repr`, `reversed`, `round`, `set`, `sorted`, `str`, `sum`, `tuple`, `type`, `zip`;
+    /// - `operator.NAME` for NAME among `abs`, `add`, `and_`, `concat`, `contains`, `eq`,
+    ///   `floordiv`, `ge`, `getitem`, `gt`, `invert`, `le`, `lt`, `mod`, `mul`, `ne`, `neg`,
+    ///   `not_`, `or_`, `pos`, `pow`, `sub`, `truediv`, `truth`, `xor` (the attribute only:
+    ///   no call such as `operator.itemgetter(0)`).
+    ///
+    /// Nothing else: no other name, attribute or call, no operator but the signs and
+    /// complex literals, no `lambda`, no comprehension. Text outside this grammar (or
+    /// `args` not a list or tuple) makes the outcome [`Status::HarnessError`] ("bad
+    /// arguments"). The lists are `ARG_BUILTINS` and `ARG_OPERATORS` of `python/runner.py`.
     pub args: String,
-    /// A Python literal dict of keyword arguments, e.g. `{"sep": ","}`.
+    /// A Python literal dict of keyword arguments, e.g. `{"sep": ","}` (the grammar of
+    /// [`Call::args`]).
     pub kwargs: String,
     /// Measure the branch arcs of the called function that the call covered (slower).
     pub coverage: bool,
@@ -238,12 +264,14 @@ pub struct Outcome {
     /// The returned value (status `ok` of a `call`).
     #[serde(default)]
     pub value: Option<Value>,
-    /// `repr` of the returned value, capped.
+    /// `repr` of the returned value, capped (of a returned iterator: `<type> [items]`, with
+    /// ` ...` when truncated).
     #[serde(default)]
     pub repr: Option<String>,
     #[serde(default)]
     pub exception: Option<ExceptionInfo>,
-    /// Seconds the call itself took (the function, or the pytest session).
+    /// Seconds the call itself took (the function and drawing the iterator it returned, or
+    /// the pytest session).
     #[serde(default)]
     pub seconds: f64,
     /// Seconds the whole request took, fork and result included.
@@ -290,5 +318,15 @@ impl Outcome {
     /// A pass: the call returned and its value is the same as `expected` ([`Value::same`]).
     pub fn passes(&self, expected: &Value) -> bool {
         self.status == Status::Ok && self.value.as_ref().is_some_and(|v| v.same(expected))
+    }
+
+    /// A pass with floats compared within `tol`: the call returned and its value matches
+    /// `expected` ([`Value::matches`]).
+    pub fn passes_within(&self, expected: &Value, tol: Tolerance) -> bool {
+        self.status == Status::Ok
+            && self
+                .value
+                .as_ref()
+                .is_some_and(|v| v.matches(expected, tol))
     }
 }

@@ -378,6 +378,7 @@ pub fn run_repo(
             ),
         )],
         preload: Vec::new(),
+        hash_seed: 0,
     };
     let limits = Limits {
         wall: opts.timeout,
