@@ -23,14 +23,24 @@ table! {
         pub canonical_solution: String,
         /// `ok`, or `rejected` with a reason.
         pub status: String,
-        /// Why it was rejected (nondeterministic, no inputs, budget, ...).
+        /// Why it was rejected (`nondeterministic`, `coverage`, `mutation_score`,
+        /// `no_usable_input`, `load_error`, ...: the word before the first `:`), with details.
         pub reason: Option<String>,
         /// Test cases kept.
         pub cases: i32,
-        /// Branch arcs of the original covered by the cases.
+        /// Of them, edge values kept beyond what they cover (`test_cases.is_edge`).
+        pub edge_cases: i32,
+        /// Arcs of the original (coverage.py's static arcs: every line-to-line transfer,
+        /// entries and exits included) covered by the cases.
+        pub arcs_covered: i32,
+        /// Arcs of the original in all; full coverage is `arcs_covered = arcs_total`.
+        pub arcs_total: i32,
+        /// Branch arcs (arcs leaving a line that has two or more) covered by the cases.
         pub branches_covered: i32,
-        /// Branch arcs of the original in all.
+        /// Branch arcs of the original in all (0 for straight-line code).
         pub branches_total: i32,
+        /// Why the search stopped: `full coverage`, `call budget`, `time budget`, `no progress`.
+        pub stop: String,
         /// Mutants generated.
         pub mutants_total: i32,
         /// Mutants some case told apart from the original.
@@ -39,8 +49,13 @@ table! {
         pub mutation_score: Option<f64>,
         /// Calls to the original made by the search.
         pub calls: i32,
-        /// Time the synthesis took, seconds (records when it ran).
+        /// Time the coverage search took, seconds (records when it ran).
+        pub search_seconds: f64,
+        /// Time the whole synthesis took (search, determinism re-check, mutants), seconds.
         pub seconds: f64,
+        /// Hash of the options that shape the result (budgets, gates); a rerun with other
+        /// options redoes the task.
+        pub config_hash: String,
     }
 }
 

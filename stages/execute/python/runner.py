@@ -140,12 +140,13 @@ def _make_arg_eval():
     Ellipsis; tuples, lists, sets and dicts of those; unary + and - on numbers; `1+2j`;
     `set()`), and also `float(S)` for a string literal S that `float` accepts (`'nan'`,
     `'inf'`, `'-inf'`), a sign before it (`-float('inf')`), `set()`/`set(C)`,
-    `frozenset()`/`frozenset(C)` for a literal list, tuple or set C, one of ARG_BUILTINS by
+    `frozenset()`/`frozenset(C)` for a literal list, tuple or set C, `iter(L)` for a literal
+    list or tuple L (an iterator over it: for code that takes any iterable), one of ARG_BUILTINS by
     bare name (`len`, `sorted`: to pass a function) and `operator.NAME` for NAME in
     ARG_OPERATORS. No other name, attribute, call, operator, lambda or comprehension."""
     _compile, only_ast = compile, ast.PyCF_ONLY_AST
     _type, _len, _str, _float, _int, _zip, _getattr = type, len, str, float, int, zip, getattr
-    _tuple, _set, _frozen = tuple, set, frozenset
+    _tuple, _set, _frozen, _iter = tuple, set, frozenset, iter
     _append = list.append
     N_EXPR, N_CONST, N_NAME, N_ATTR, N_CALL = ast.Expression, ast.Constant, ast.Name, ast.Attribute, ast.Call
     N_TUPLE, N_LIST, N_SET, N_DICT = ast.Tuple, ast.List, ast.Set, ast.Dict
@@ -176,6 +177,10 @@ def _make_arg_eval():
         name, args = f.id, node.args
         if name == "float" and args and _type(args[0]) is N_CONST and _type(args[0].value) is _str:
             return _float(args[0].value)
+        if name == "iter" and args:
+            items = convert(args[0])
+            if _type(items) in (list, tuple):
+                return _iter(items)
         if name in ("set", "frozenset"):
             make = _set if name == "set" else _frozen
             if not args:

@@ -40,6 +40,8 @@ pub struct Call {
     ///   (`-float('inf')`);
     /// - `set()`, `frozenset()`, and `set(C)`, `frozenset(C)` of a literal list, tuple or
     ///   set `C` (`frozenset([1, 2])`);
+    /// - `iter(L)` of a literal list or tuple `L`: an iterator over it, for code that takes
+    ///   any iterable and treats a one-shot iterator otherwise than a list;
     /// - functions, by bare name, among these builtins (deterministic, without effect on
     ///   the process; not `hash`, which depends on the hash seed, nor `id`): `abs`, `all`,
     ///   `any`, `ascii`, `bin`, `bool`, `bytes`, `callable`, `chr`, `dict`, `divmod`,

@@ -1,0 +1,511 @@
+//! `synthesize-tests`: test cases for `function` tasks (Code2Bench's family), found by a
+//! coverage-guided, property-based search and recorded by running the original.
+//!
+//! Reads `functions`, `classifications` and `references` from the dataset directory and
+//! writes `function_tasks` and `test_cases`. For every self-contained or weakly
+//! self-contained function: each parameter gets a proptest strategy from its annotation,
+//! default value, docstring or uses in the body ([`synth::param_specs`], [`usage`]),
+//! seeded with the constants the function holds ([`strategy`]); the search ([`search`])
+//! runs edge values and then generated inputs against the original in the execute worker
+//! under coverage, keeps an input when it covers a new branch arc, shrinks it with its value
+//! tree and mutates kept inputs, until every arc is covered or the budget is spent. The
+//! smallest set of cases covering the same arcs is kept, plus a few edge cases; each is run
+//! again in a fresh process of a worker with another hash seed (a function whose results
+//! differ is rejected), and mutants of the original (the `mutants` library) are run against
+//! them for the mutation score. The task's prompt is the signature and docstring with the
+//! imports ([`task`]). All code runs through the `execute` library, in its sandbox.
+
+pub mod doc;
+pub mod envs;
+pub mod exec;
+pub mod literal;
+pub mod pyval;
+pub mod search;
+pub mod strategy;
+pub mod synth;
+pub mod task;
+pub mod types;
+pub mod usage;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::Parser;
+use execute::{
+    default_interpreter, Backend, Batch, Limits, ProcessBackend, ProcessOptions, WorkerSpec,
+};
+use schemas::cli::{CommonArgs, Outcome};
+use schemas::{Classification, Function, FunctionTask, Reference, TestCase};
+
+use crate::search::Budget;
+use crate::synth::{Batches, Options, Synthesized};
+
+/// Make test cases for function tasks by a coverage-guided search, gated on coverage and a
+/// mutation score.
+#[derive(Debug, Parser)]
+#[command(name = "synthesize-tests", version, about, long_about = None)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The Python interpreter of the workers (default: .tools/venv/bin/python, else python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Functions synthesized in parallel (one pair of workers each).
+    #[arg(long, value_name = "N", default_value_t = default_jobs())]
+    pub jobs: usize,
+    /// Calls of the original one function's search may make (shrinking included).
+    #[arg(long, value_name = "N", default_value_t = Budget::default().calls)]
+    pub calls: usize,
+    /// Seconds one function's search may take. A safety net: the call budget is what keeps
+    /// runs reproducible, a search cut by the clock may differ between runs.
+    #[arg(long, value_name = "SECS", default_value_t = Budget::default().seconds)]
+    pub seconds: f64,
+    /// Stop a search after this many calls in a row that covered nothing new.
+    #[arg(long, value_name = "N", default_value_t = Budget::default().stall)]
+    pub stall: usize,
+    /// At most this many test cases per task (edge cases included).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_cases: usize,
+    /// Edge cases kept per task beyond those that cover something.
+    #[arg(long, value_name = "N", default_value_t = Budget::default().edge_cases)]
+    pub edge_cases: usize,
+    /// At most this many mutants per task for the mutation score (0: none).
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub mutants: usize,
+    /// A task must cover at least this share of the original's arcs (1.0: all of them).
+    #[arg(long, value_name = "SHARE", default_value_t = 1.0)]
+    pub min_coverage: f64,
+    /// A task must kill at least this share of its mutants.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.5)]
+    pub min_mutation_score: f64,
+    /// Wall-clock seconds one call of the original may take.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    pub call_timeout: u64,
+    /// Address space of a call's process, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub memory_mb: u64,
+    /// Only functions whose id, qualified name or `module.qualname` is this; repeatable.
+    #[arg(long = "function", value_name = "NAME")]
+    pub functions: Vec<String>,
+    /// Synthesize again the functions that already have a task made with these options.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse to run code without namespaces instead of falling back to rlimits only.
+    #[arg(long)]
+    pub require_isolation: bool,
+    /// Do not build environments: functions that use third-party packages are rejected
+    /// (`environment`) instead of run in their repository's environment.
+    #[arg(long)]
+    pub no_envs: bool,
+    /// The cache folder of environments (default: `$FRESHBENCH_CACHE`, else `.cache`).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// The uv to build environments with (default: `$FRESHBENCH_UV`, `.tools/venv/bin/uv`, uv
+    /// on `PATH`; without one, `python -m venv` and pip).
+    #[arg(long, value_name = "PATH")]
+    pub uv: Option<PathBuf>,
+    /// Seconds one installer command may take.
+    #[arg(long, value_name = "SECS", default_value_t = 1200)]
+    pub env_timeout: u64,
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(4)
+}
+
+impl Args {
+    fn options(&self) -> anyhow::Result<Options> {
+        if self.jobs == 0 {
+            anyhow::bail!("--jobs 0: give at least 1");
+        }
+        if self.calls == 0 {
+            anyhow::bail!("--calls 0: a search needs at least one call");
+        }
+        if !(0.0..=1.0).contains(&self.min_coverage)
+            || !(0.0..=1.0).contains(&self.min_mutation_score)
+        {
+            anyhow::bail!("--min-coverage and --min-mutation-score are shares between 0 and 1");
+        }
+        if self.max_cases == 0 {
+            anyhow::bail!("--max-cases 0: a task needs at least one case");
+        }
+        if self.call_timeout == 0 || !self.seconds.is_finite() || self.seconds <= 0.0 {
+            anyhow::bail!("--call-timeout and --seconds must be positive");
+        }
+        Ok(Options {
+            budget: Budget {
+                calls: self.calls,
+                seconds: self.seconds,
+                stall: self.stall.max(1),
+                edge_cases: self.edge_cases,
+                ..Budget::default()
+            },
+            max_cases: self.max_cases,
+            mutants: self.mutants,
+            min_coverage: self.min_coverage,
+            min_mutation_score: self.min_mutation_score,
+            limits: Limits {
+                wall: Duration::from_secs(self.call_timeout),
+                cpu_seconds: self.call_timeout,
+                memory_bytes: self.memory_mb.saturating_mul(1 << 20),
+                ..Limits::default()
+            },
+        })
+    }
+}
+
+/// One function to synthesize, with the interpreter it runs on (or why it has none).
+struct Job<'a> {
+    pos: usize,
+    f: &'a Function,
+    class: &'a str,
+    /// The interpreter and the packages its workers import before serving.
+    python: Result<(PathBuf, Vec<String>), String>,
+}
+
+/// The classes that make function tasks.
+pub const CLASSES: &[&str] = &["self_contained", "weakly_self_contained"];
+
+/// The stage.
+pub fn run(args: &Args) -> anyhow::Result<Outcome> {
+    let opts = args.options()?;
+    let dir = &args.common.data;
+    let functions: Vec<Function> =
+        schemas::read_table(dir).context("reading the functions found by resolve")?;
+    let classes: Vec<Classification> =
+        schemas::read_table(dir).context("reading the classes classify gave the functions")?;
+    let references: Vec<Reference> =
+        schemas::read_table(dir).context("reading the references found by resolve")?;
+    let class_of: HashMap<&str, &str> = classes
+        .iter()
+        .map(|c| (c.function_id.as_str(), c.class.as_str()))
+        .collect();
+    let mut refs_of: HashMap<&str, Vec<&Reference>> = HashMap::new();
+    for r in &references {
+        refs_of.entry(r.function_id.as_str()).or_default().push(r);
+    }
+    let wanted = |f: &Function| {
+        args.functions.is_empty()
+            || args.functions.iter().any(|w| {
+                *w == f.function_id
+                    || *w == f.qualname
+                    || *w == format!("{}.{}", f.module, f.qualname)
+            })
+    };
+    let candidates: Vec<(&Function, &str)> = functions
+        .iter()
+        .filter_map(|f| {
+            class_of
+                .get(f.function_id.as_str())
+                .filter(|c| CLASSES.contains(c))
+                .map(|c| (f, *c))
+        })
+        .filter(|(f, _)| wanted(f))
+        .collect();
+    if !args.functions.is_empty() && candidates.is_empty() {
+        anyhow::bail!(
+            "no self-contained or weakly self-contained function matches --function {}: give a function_id, qualname or module.qualname of such a function",
+            args.functions.join(", ")
+        );
+    }
+
+    // What an earlier run already made with the same options is kept (resume); with
+    // --function, the rows of the other functions stay as they are.
+    let config = opts.hash();
+    let mut existing: BTreeMap<String, Synthesized> = BTreeMap::new();
+    if schemas::table_exists::<FunctionTask>(dir) {
+        let tasks: Vec<FunctionTask> =
+            schemas::read_table(dir).context("reading the function tasks of an earlier run")?;
+        let cases: Vec<TestCase> = if schemas::table_exists::<TestCase>(dir) {
+            schemas::read_table(dir).context("reading the test cases of an earlier run")?
+        } else {
+            Vec::new()
+        };
+        let mut cases_of: HashMap<String, Vec<TestCase>> = HashMap::new();
+        for c in cases {
+            cases_of.entry(c.task_id.clone()).or_default().push(c);
+        }
+        for t in tasks {
+            let cases = cases_of.remove(&t.task_id).unwrap_or_default();
+            existing.insert(t.function_id.clone(), Synthesized { task: t, cases });
+        }
+    }
+    let keep: HashSet<&str> = candidates
+        .iter()
+        .map(|(f, _)| f.function_id.as_str())
+        .collect();
+    let mut others: Vec<Synthesized> = Vec::new();
+    let mut done: BTreeMap<String, Synthesized> = BTreeMap::new();
+    for (id, s) in existing {
+        if keep.contains(id.as_str()) {
+            if !args.force && s.task.config_hash == config {
+                done.insert(id, s);
+            }
+        } else if !args.functions.is_empty() {
+            others.push(s);
+        }
+    }
+    let todo: Vec<(usize, &Function, &str)> = candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, (f, _))| !done.contains_key(&f.function_id))
+        .map(|(i, (f, c))| (i, *f, *c))
+        .collect();
+    tracing::info!(
+        candidates = candidates.len(),
+        already_done = done.len(),
+        todo = todo.len(),
+        jobs = args.jobs,
+        "synthesizing"
+    );
+
+    // Interpreters: the tools' one, or the repository's environment for functions that
+    // use third-party packages.
+    let interpreter = args.python.clone().unwrap_or_else(default_interpreter);
+    let mut needs: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for (_, f, _) in &todo {
+        let refs = refs_of
+            .get(f.function_id.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        let mods = envs::third_party(refs);
+        if !mods.is_empty() {
+            needs.entry(f.repo_id.clone()).or_default().extend(mods);
+        }
+    }
+    let env_of: HashMap<String, Result<PathBuf, String>> = if args.no_envs {
+        needs
+            .keys()
+            .map(|k| (k.clone(), Err("not built (--no-envs)".to_string())))
+            .collect()
+    } else {
+        envs::interpreters(
+            dir,
+            &needs,
+            execute::env::EnvConfig {
+                cache_dir: args
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(execute::env::default_cache_dir),
+                python: interpreter.clone(),
+                uv: args.uv.clone().or_else(execute::env::find_uv),
+                rebuild: false,
+                timeout: Duration::from_secs(args.env_timeout),
+                allow_sdist_builds: false,
+            },
+        )?
+    };
+    let todo: Vec<Job<'_>> = todo
+        .into_iter()
+        .map(|(pos, f, class)| {
+            let refs = refs_of
+                .get(f.function_id.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let python = if envs::third_party(refs).is_empty() {
+                Ok((interpreter.clone(), Vec::new()))
+            } else {
+                // The packages the repository's functions use are imported once per worker,
+                // not once per call process (numpy takes a tenth of a second).
+                let preload: Vec<String> = needs
+                    .get(&f.repo_id)
+                    .map(|m| m.iter().cloned().collect())
+                    .unwrap_or_default();
+                env_of
+                    .get(&f.repo_id)
+                    .cloned()
+                    .unwrap_or_else(|| Err("no environment".into()))
+                    .map(|p| (p, preload))
+            };
+            Job {
+                pos,
+                f,
+                class,
+                python,
+            }
+        })
+        .collect();
+
+    let backend = ProcessBackend::new(ProcessOptions {
+        require_isolation: args.require_isolation,
+        ..ProcessOptions::default()
+    });
+    let bar = schemas::cli::progress(&args.common, todo.len() as u64, "functions");
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<Synthesized, String>)>();
+    let mut fatal: Option<String> = None;
+    let mut last_save = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.min(todo.len().max(1)) {
+            let tx = tx.clone();
+            let (todo, next, failed, backend, opts, refs_of) =
+                (&todo, &next, &failed, &backend, &opts, &refs_of);
+            scope.spawn(move || {
+                // A pair of workers per interpreter this thread has needed.
+                let mut pairs: HashMap<(PathBuf, Vec<String>), Batches<'_>> = HashMap::new();
+                loop {
+                    if failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = todo.get(i) else { break };
+                    let refs = refs_of
+                        .get(job.f.function_id.as_str())
+                        .map_or(&[][..], Vec::as_slice);
+                    let r = match &job.python {
+                        Err(why) => Ok(synth::rejected(
+                            job.f,
+                            job.class,
+                            opts,
+                            format!("environment: {why}"),
+                        )),
+                        Ok((python, preload)) => {
+                            let key = (python.clone(), preload.clone());
+                            let batches = pairs.entry(key).or_insert_with(|| {
+                                let spec = WorkerSpec {
+                                    interpreter: Some(python.clone()),
+                                    preload: preload.clone(),
+                                    ..WorkerSpec::default()
+                                };
+                                Batches {
+                                    primary: Batch::new(
+                                        backend as &dyn Backend,
+                                        &spec,
+                                        &opts.limits,
+                                    ),
+                                    recheck: Batch::new(
+                                        backend as &dyn Backend,
+                                        &WorkerSpec {
+                                            hash_seed: 1,
+                                            ..spec.clone()
+                                        },
+                                        &opts.limits,
+                                    ),
+                                }
+                            });
+                            synth::synthesize(job.f, job.class, refs, opts, batches)
+                        }
+                    };
+                    if r.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    if tx.send((job.pos, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (pos, r) in rx {
+            bar.inc(1);
+            match r {
+                Ok(s) => {
+                    tracing::debug!(function = %candidates[pos].0.qualname, status = %s.task.status, reason = ?s.task.reason, cases = s.task.cases, "synthesized");
+                    done.insert(candidates[pos].0.function_id.clone(), s);
+                }
+                Err(e) => {
+                    if fatal.is_none() {
+                        fatal = Some(format!("{}: {e}", candidates[pos].0.qualname));
+                    }
+                }
+            }
+            // A checkpoint now and then: a killed run keeps what it made.
+            if last_save.elapsed() > Duration::from_secs(30) {
+                if let Err(e) = save(dir, &candidates, &done, &others) {
+                    tracing::warn!(error = %e, "checkpoint failed");
+                }
+                last_save = Instant::now();
+            }
+        }
+    });
+    bar.finish_and_clear();
+    save(dir, &candidates, &done, &others)?;
+    if let Some(e) = fatal {
+        anyhow::bail!("a worker could not run code ({e}); the tasks made so far are saved, rerun to complete the rest");
+    }
+    summary(&candidates, &done).context("printing the summary")?;
+    Ok(Outcome::Success)
+}
+
+/// Writes both tables: the tasks in the order of the candidates, then the others kept.
+fn save(
+    dir: &std::path::Path,
+    candidates: &[(&Function, &str)],
+    done: &BTreeMap<String, Synthesized>,
+    others: &[Synthesized],
+) -> anyhow::Result<()> {
+    let mut tasks = Vec::new();
+    let mut cases = Vec::new();
+    let ordered = candidates
+        .iter()
+        .filter_map(|(f, _)| done.get(&f.function_id))
+        .chain(others.iter());
+    for s in ordered {
+        tasks.push(s.task.clone());
+        cases.extend(s.cases.iter().cloned());
+    }
+    schemas::write_table(dir, &cases).context("writing test_cases")?;
+    schemas::write_table(dir, &tasks).context("writing function_tasks")?;
+    Ok(())
+}
+
+fn summary(
+    candidates: &[(&Function, &str)],
+    done: &BTreeMap<String, Synthesized>,
+) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let rows: Vec<&FunctionTask> = candidates
+        .iter()
+        .filter_map(|(f, _)| done.get(&f.function_id).map(|s| &s.task))
+        .collect();
+    let ok = rows.iter().filter(|t| t.status == "ok").count();
+    let full = rows
+        .iter()
+        .filter(|t| t.arcs_total > 0 && t.arcs_covered == t.arcs_total)
+        .count();
+    let cases: i32 = rows
+        .iter()
+        .filter(|t| t.status == "ok")
+        .map(|t| t.cases)
+        .sum();
+    writeln!(
+        out,
+        "synthesized {} function tasks: {ok} ok, {} rejected",
+        rows.len(),
+        rows.len() - ok
+    )?;
+    writeln!(out, "  full arc coverage       {full:>6} of {}", rows.len())?;
+    writeln!(out, "  test cases (ok tasks)   {cases:>6}")?;
+    let mut scores: Vec<f64> = rows.iter().filter_map(|t| t.mutation_score).collect();
+    scores.sort_by(f64::total_cmp);
+    if !scores.is_empty() {
+        writeln!(
+            out,
+            "  median mutation score   {:>6.2}",
+            scores[scores.len() / 2]
+        )?;
+    }
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in &rows {
+        if let Some(r) = &t.reason {
+            for part in r.split("; ") {
+                *reasons
+                    .entry(part.split(':').next().unwrap_or(part))
+                    .or_default() += 1;
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        writeln!(out, "reasons:")?;
+        for (r, n) in reasons {
+            writeln!(out, "  {r:<24} {n:>6}")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! Python input values as the search builds them ([`PyVal`]), and their text as Python
+//! literals: the form `test_cases.args` stores and the execute worker evaluates (plain
+//! literals, plus `float('nan')`, `float('inf')`, `set()`, `frozenset(...)` and a few
+//! builtin callables by name, see `execute::Call::args`).
+
+use std::fmt::Write as _;
+
+/// A Python value the search can pass as an argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PyVal {
+    None,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<PyVal>),
+    Tuple(Vec<PyVal>),
+    Set(Vec<PyVal>),
+    FrozenSet(Vec<PyVal>),
+    Dict(Vec<(PyVal, PyVal)>),
+    /// A one-shot iterator over the items (`iter([1, 2])`).
+    Iter(Vec<PyVal>),
+    /// A builtin callable passed by name (`len`, `str`, `operator.add`).
+    Callable(&'static str),
+}
+
+impl PyVal {
+    /// The value as a Python literal (`ast.literal_eval`-style, with the worker's extensions).
+    pub fn literal(&self) -> String {
+        let mut out = String::new();
+        self.write_literal(&mut out);
+        out
+    }
+
+    fn write_literal(&self, out: &mut String) {
+        fn items(out: &mut String, vals: &[PyVal]) {
+            for (i, v) in vals.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                v.write_literal(out);
+            }
+        }
+        match self {
+            PyVal::None => out.push_str("None"),
+            PyVal::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+            PyVal::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            PyVal::Float(f) => out.push_str(&float_literal(*f)),
+            PyVal::Str(s) => out.push_str(&str_literal(s)),
+            PyVal::Bytes(b) => out.push_str(&bytes_literal(b)),
+            PyVal::List(v) => {
+                out.push('[');
+                items(out, v);
+                out.push(']');
+            }
+            PyVal::Tuple(v) => {
+                out.push('(');
+                items(out, v);
+                if v.len() == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            PyVal::Set(v) if v.is_empty() => out.push_str("set()"),
+            PyVal::Set(v) => {
+                out.push('{');
+                items(out, v);
+                out.push('}');
+            }
+            PyVal::FrozenSet(v) if v.is_empty() => out.push_str("frozenset()"),
+            PyVal::FrozenSet(v) => {
+                out.push_str("frozenset({");
+                items(out, v);
+                out.push_str("})");
+            }
+            PyVal::Dict(kv) => {
+                out.push('{');
+                for (i, (k, v)) in kv.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.write_literal(out);
+                    out.push_str(": ");
+                    v.write_literal(out);
+                }
+                out.push('}');
+            }
+            PyVal::Iter(v) => {
+                out.push_str("iter([");
+                items(out, v);
+                out.push_str("])");
+            }
+            PyVal::Callable(name) => out.push_str(name),
+        }
+    }
+
+    /// A rough size (nodes and characters), for preferring smaller inputs.
+    pub fn size(&self) -> usize {
+        match self {
+            PyVal::None | PyVal::Bool(_) | PyVal::Callable(_) => 1,
+            PyVal::Int(i) => 1 + (i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize),
+            PyVal::Float(_) => 2,
+            PyVal::Str(s) => 1 + s.chars().count(),
+            PyVal::Bytes(b) => 1 + b.len(),
+            PyVal::List(v)
+            | PyVal::Tuple(v)
+            | PyVal::Set(v)
+            | PyVal::FrozenSet(v)
+            | PyVal::Iter(v) => 1 + v.iter().map(PyVal::size).sum::<usize>(),
+            PyVal::Dict(kv) => 1 + kv.iter().map(|(k, v)| k.size() + v.size()).sum::<usize>(),
+        }
+    }
+
+    /// Whether the value can be a set element or dict key (hashable in Python).
+    pub fn hashable(&self) -> bool {
+        match self {
+            PyVal::List(_) | PyVal::Set(_) | PyVal::Dict(_) | PyVal::Iter(_) => false,
+            PyVal::Tuple(v) | PyVal::FrozenSet(v) => v.iter().all(PyVal::hashable),
+            _ => true,
+        }
+    }
+}
+
+/// The literal of a float: Rust's shortest round-trip text, which Python reads back
+/// exactly; `float('nan')` and `float('inf')` for the non-finite ones.
+pub fn float_literal(f: f64) -> String {
+    if f.is_nan() {
+        "float('nan')".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "float('inf')".into()
+        } else {
+            "float('-inf')".into()
+        }
+    } else {
+        let s = format!("{f:?}");
+        // `{:?}` gives `1e300` and `0.1`; both are Python floats as long as they hold a `.`,
+        // `e` or are `inf`/`nan` (handled above).
+        if s.contains(['.', 'e', 'E']) {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    }
+}
+
+/// A Python string literal for any text: double quotes, escapes for `\`, `"` and control
+/// characters, everything else as itself (the worker reads UTF-8).
+pub fn str_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            // Line and paragraph separators end a line in some readers; escape them too.
+            '\u{2028}' | '\u{2029}' | '\u{85}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A Python bytes literal.
+pub fn bytes_literal(b: &[u8]) -> String {
+    let mut out = String::from("b\"");
+    for &byte in b {
+        match byte {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'\n' => out.push_str("\\n"),
+            0x20..=0x7e => out.push(byte as char),
+            _ => {
+                let _ = write!(out, "\\x{byte:02x}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Positional arguments as the `args` literal of a call: a list.
+pub fn args_literal(args: &[PyVal]) -> String {
+    PyVal::List(args.to_vec()).literal()
+}
+
+/// Keyword arguments as the `kwargs` literal of a call: a dict with string keys.
+pub fn kwargs_literal(kwargs: &[(String, PyVal)]) -> String {
+    PyVal::Dict(
+        kwargs
+            .iter()
+            .map(|(k, v)| (PyVal::Str(k.clone()), v.clone()))
+            .collect(),
+    )
+    .literal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals() {
+        assert_eq!(PyVal::Float(1.0).literal(), "1.0");
+        assert_eq!(PyVal::Float(1e300).literal(), "1e300");
+        assert_eq!(PyVal::Float(-0.0).literal(), "-0.0");
+        assert_eq!(PyVal::Float(f64::NAN).literal(), "float('nan')");
+        assert_eq!(PyVal::Tuple(vec![PyVal::Int(1)]).literal(), "(1,)");
+        assert_eq!(PyVal::Set(vec![]).literal(), "set()");
+        assert_eq!(
+            PyVal::Str("a\"b\\\n\u{1}é".into()).literal(),
+            "\"a\\\"b\\\\\\n\\x01é\""
+        );
+        assert_eq!(
+            PyVal::Bytes(vec![0, b'a', 255]).literal(),
+            "b\"\\x00a\\xff\""
+        );
+        assert_eq!(
+            kwargs_literal(&[("sep".into(), PyVal::Str(",".into()))]),
+            "{\"sep\": \",\"}"
+        );
+    }
+}

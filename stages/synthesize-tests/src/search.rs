@@ -1,0 +1,975 @@
+//! The coverage-guided search for one function: edge values first, then inputs drawn from
+//! the parameters' proptest strategies; an input is kept when it covers a branch arc of the
+//! original that no kept input covered, and is then shrunk (proptest's value tree) while it
+//! still covers what it was kept for; kept inputs are mutated to reach the arcs left. It
+//! stops at full coverage or at the budget (calls, seconds, calls without progress).
+//!
+//! The search talks to the code through [`Runner`], so its logic is tested without Python.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use execute::Value;
+
+use crate::pyval::{args_literal, kwargs_literal, PyVal};
+use crate::strategy::{self, Pool};
+use crate::types::Ty;
+
+/// A branch arc as coverage.py reports it (negative lines: entry and exit).
+pub type Arc = (i32, i32);
+
+/// How a parameter is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    PositionalOnly,
+    PositionalOrKeyword,
+    VarPositional,
+    KeywordOnly,
+    VarKeyword,
+}
+
+impl ParamKind {
+    pub fn parse(s: &str) -> ParamKind {
+        match s {
+            "positional_only" => ParamKind::PositionalOnly,
+            "var_positional" => ParamKind::VarPositional,
+            "keyword_only" => ParamKind::KeywordOnly,
+            "var_keyword" => ParamKind::VarKeyword,
+            _ => ParamKind::PositionalOrKeyword,
+        }
+    }
+}
+
+/// One parameter as the search sees it.
+#[derive(Debug, Clone)]
+pub struct ParamSpec {
+    pub name: String,
+    pub kind: ParamKind,
+    pub ty: Ty,
+    pub has_default: bool,
+}
+
+/// One input: a value per parameter (`None`: left to its default) and extra positionals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    pub values: Vec<Option<PyVal>>,
+    pub varargs: Vec<PyVal>,
+    /// Keyword arguments for a `**kwargs` parameter.
+    pub extra_kwargs: Vec<(String, PyVal)>,
+}
+
+impl Input {
+    /// The `args` and `kwargs` literals of a call with this input.
+    pub fn literals(&self, params: &[ParamSpec]) -> (String, String) {
+        let mut args = Vec::new();
+        let mut kwargs = Vec::new();
+        let mut omitted = false;
+        for (p, v) in params.iter().zip(&self.values) {
+            match (p.kind, v) {
+                (ParamKind::VarPositional | ParamKind::VarKeyword, _) => {}
+                (ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword, None) => {
+                    omitted = true
+                }
+                (ParamKind::PositionalOnly, Some(v)) => args.push(v.clone()),
+                (ParamKind::PositionalOrKeyword, Some(v)) if !omitted => args.push(v.clone()),
+                (ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly, Some(v)) => {
+                    kwargs.push((p.name.clone(), v.clone()));
+                }
+                (ParamKind::KeywordOnly, None) => {}
+            }
+        }
+        if !omitted {
+            args.extend(self.varargs.iter().cloned());
+        }
+        for (k, v) in &self.extra_kwargs {
+            if !params.iter().any(|p| p.name == *k) {
+                kwargs.push((k.clone(), v.clone()));
+            }
+        }
+        (args_literal(&args), kwargs_literal(&kwargs))
+    }
+
+    /// The call as Python source: `name(1, 'a', sep=',')`.
+    pub fn call_text(&self, name: &str, params: &[ParamSpec]) -> String {
+        let mut positional: Vec<String> = Vec::new();
+        let mut keywords: Vec<String> = Vec::new();
+        let mut omitted = false;
+        for (p, v) in params.iter().zip(&self.values) {
+            match (p.kind, v) {
+                (ParamKind::VarPositional | ParamKind::VarKeyword, _)
+                | (ParamKind::KeywordOnly, None) => {}
+                (ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword, None) => {
+                    omitted = true
+                }
+                (ParamKind::PositionalOnly, Some(v)) => positional.push(v.literal()),
+                (ParamKind::PositionalOrKeyword, Some(v)) if !omitted => {
+                    positional.push(v.literal())
+                }
+                (ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly, Some(v)) => {
+                    keywords.push(format!("{}={}", p.name, v.literal()));
+                }
+            }
+        }
+        if !omitted {
+            positional.extend(self.varargs.iter().map(PyVal::literal));
+        }
+        for (k, v) in &self.extra_kwargs {
+            if !params.iter().any(|p| p.name == *k) {
+                keywords.push(format!("{k}={}", v.literal()));
+            }
+        }
+        positional.extend(keywords);
+        format!("{name}({})", positional.join(", "))
+    }
+
+    pub fn size(&self) -> usize {
+        self.values.iter().flatten().map(PyVal::size).sum::<usize>()
+            + self.varargs.iter().map(PyVal::size).sum::<usize>()
+            + self
+                .extra_kwargs
+                .iter()
+                .map(|(_, v)| 1 + v.size())
+                .sum::<usize>()
+    }
+}
+
+/// What one call of the code did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallResult {
+    Returned {
+        value: Value,
+        repr: String,
+    },
+    Raised {
+        type_name: String,
+        message: String,
+    },
+    /// Timeout, crash, memory, sandbox violation, harness error ...: never a test case.
+    Failed {
+        status: String,
+        detail: String,
+    },
+}
+
+/// A call's result and the arcs it covered.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub result: CallResult,
+    pub arcs: BTreeSet<Arc>,
+    /// Every arc of the function (coverage.py's static analysis), when coverage ran.
+    pub all_arcs: Option<BTreeSet<Arc>>,
+}
+
+/// Where calls go: the original under coverage.
+pub trait Runner {
+    fn call(&mut self, args: &str, kwargs: &str) -> Observed;
+}
+
+/// Exceptions that, unless the function raises them itself, say the input was of a type the
+/// function does not take: such calls are not test cases.
+pub const ACCIDENTAL: &[&str] = &[
+    "TypeError",
+    "AttributeError",
+    "NameError",
+    "UnboundLocalError",
+    "RecursionError",
+    "ImportError",
+    "ModuleNotFoundError",
+    "MemoryError",
+    "SystemExit",
+    "KeyboardInterrupt",
+];
+
+/// The search's limits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Calls of the original, shrinking included.
+    pub calls: usize,
+    /// Seconds of search (a safety net: a run that stops on it may differ from another).
+    pub seconds: f64,
+    /// Stop after this many calls in a row that covered nothing new.
+    pub stall: usize,
+    /// Edge-value calls tried before random inputs.
+    pub edge_calls: usize,
+    /// Edge cases kept beyond those that cover something.
+    pub edge_cases: usize,
+    /// Calls spent shrinking one kept input.
+    pub shrink_calls: usize,
+    /// Usable inputs to have run in all (for the mutation stage), searching on past full
+    /// coverage when needed.
+    pub reservoir: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            calls: 600,
+            seconds: 20.0,
+            stall: 250,
+            edge_calls: 64,
+            edge_cases: 6,
+            shrink_calls: 24,
+            reservoir: 64,
+        }
+    }
+}
+
+/// A kept input and what the original did with it.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub input: Input,
+    pub args: String,
+    pub kwargs: String,
+    pub result: CallResult,
+    pub arcs: BTreeSet<Arc>,
+    /// One of the edge values, not a coverage find.
+    pub is_edge: bool,
+}
+
+/// Why the search stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    FullCoverage,
+    Calls,
+    Seconds,
+    Stalled,
+    /// No input could be generated (a type no strategy covers).
+    NoStrategy,
+}
+
+impl Stop {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::FullCoverage => "full coverage",
+            Stop::Calls => "call budget",
+            Stop::Seconds => "time budget",
+            Stop::Stalled => "no progress",
+            Stop::NoStrategy => "no strategy",
+        }
+    }
+}
+
+/// What the search found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub cases: Vec<Case>,
+    pub covered: BTreeSet<Arc>,
+    pub total: BTreeSet<Arc>,
+    pub calls: usize,
+    pub seconds: f64,
+    pub stop: Stop,
+    /// Calls whose result was unusable, by reason (`TypeError`, `timeout`, `unstable value`).
+    pub discarded: std::collections::BTreeMap<String, usize>,
+    /// Usable calls made (the first [`RESERVOIR`] distinct ones), cases or not.
+    pub reservoir: Vec<Case>,
+}
+
+/// The search of one function.
+pub struct Search<'a, R: Runner> {
+    params: &'a [ParamSpec],
+    pool: &'a Pool,
+    raises: &'a BTreeSet<String>,
+    budget: Budget,
+    runner: R,
+    started: Instant,
+    calls: usize,
+    covered: BTreeSet<Arc>,
+    total: Option<BTreeSet<Arc>>,
+    cases: Vec<Case>,
+    reservoir: Vec<Case>,
+    discarded: std::collections::BTreeMap<String, usize>,
+}
+
+/// Usable calls kept aside (beyond the cases) for the mutation stage to draw on.
+pub const RESERVOIR: usize = 400;
+
+impl<'a, R: Runner> Search<'a, R> {
+    pub fn new(
+        params: &'a [ParamSpec],
+        pool: &'a Pool,
+        raises: &'a BTreeSet<String>,
+        budget: Budget,
+        runner: R,
+    ) -> Search<'a, R> {
+        Search {
+            params,
+            pool,
+            raises,
+            budget,
+            runner,
+            started: Instant::now(),
+            calls: 0,
+            covered: BTreeSet::new(),
+            total: None,
+            cases: Vec::new(),
+            reservoir: Vec::new(),
+            discarded: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Whether a result may be a test case.
+    fn usable(&mut self, result: &CallResult) -> bool {
+        let why = match result {
+            CallResult::Returned { value, .. } if value.is_stable() => return true,
+            CallResult::Returned { .. } => "unstable value".to_string(),
+            CallResult::Raised { type_name, .. } => {
+                if !ACCIDENTAL.contains(&type_name.as_str()) || self.raises.contains(type_name) {
+                    return true;
+                }
+                type_name.clone()
+            }
+            CallResult::Failed { status, .. } => status.clone(),
+        };
+        *self.discarded.entry(why).or_default() += 1;
+        false
+    }
+
+    fn full(&self) -> bool {
+        self.total
+            .as_ref()
+            .is_some_and(|t| !t.is_empty() && t.is_subset(&self.covered))
+    }
+
+    fn stop(&self, since_new: usize) -> Option<Stop> {
+        if self.full() {
+            Some(Stop::FullCoverage)
+        } else if self.calls >= self.budget.calls {
+            Some(Stop::Calls)
+        } else if self.started.elapsed().as_secs_f64() >= self.budget.seconds {
+            Some(Stop::Seconds)
+        } else if since_new >= self.budget.stall {
+            Some(Stop::Stalled)
+        } else {
+            None
+        }
+    }
+
+    /// Runs one input. Returns its observation when the result is usable.
+    fn run(&mut self, input: &Input) -> Option<(Observed, String, String)> {
+        let (args, kwargs) = input.literals(self.params);
+        self.calls += 1;
+        let obs = self.runner.call(&args, &kwargs);
+        tracing::trace!(%args, %kwargs, result = ?obs.result, arcs = ?obs.arcs, all = ?obs.all_arcs, "call");
+        if self.total.is_none() {
+            if let Some(all) = &obs.all_arcs {
+                self.total = Some(all.clone());
+            }
+        }
+        if self.usable(&obs.result) {
+            if self.reservoir.len() < RESERVOIR
+                && !self
+                    .reservoir
+                    .iter()
+                    .any(|c| c.args == args && c.kwargs == kwargs)
+            {
+                self.reservoir.push(Case {
+                    input: input.clone(),
+                    args: args.clone(),
+                    kwargs: kwargs.clone(),
+                    result: obs.result.clone(),
+                    arcs: obs.arcs.clone(),
+                    is_edge: false,
+                });
+            }
+            Some((obs, args, kwargs))
+        } else {
+            None
+        }
+    }
+
+    fn keep(&mut self, input: Input, obs: Observed, args: String, kwargs: String, is_edge: bool) {
+        self.covered.extend(obs.arcs.iter().copied());
+        self.cases.push(Case {
+            input,
+            args,
+            kwargs,
+            result: obs.result,
+            arcs: obs.arcs,
+            is_edge,
+        });
+    }
+
+    /// The arcs of `obs` that no kept case covers: static arcs, and also the exits by an
+    /// exception from a line, which coverage.py's static analysis does not list but which
+    /// are behaviour a test should pin down.
+    fn new_arcs(&self, obs: &Observed) -> BTreeSet<Arc> {
+        obs.arcs
+            .iter()
+            .filter(|a| !self.covered.contains(a))
+            .copied()
+            .collect()
+    }
+
+    /// The edge inputs: every parameter at its typical value, then one parameter at a time
+    /// through its edge values (round robin over the parameters, so all get some).
+    fn edge_inputs(&self) -> Vec<Input> {
+        let edges: Vec<Vec<PyVal>> = self
+            .params
+            .iter()
+            .map(|p| strategy::edges(&p.ty, self.pool))
+            .collect();
+        let base: Vec<Option<PyVal>> = self
+            .params
+            .iter()
+            .zip(&edges)
+            .map(|(p, e)| match p.kind {
+                ParamKind::VarPositional | ParamKind::VarKeyword => None,
+                _ => e.first().cloned(),
+            })
+            .collect();
+        let mut out = vec![Input {
+            values: base.clone(),
+            varargs: Vec::new(),
+            extra_kwargs: Vec::new(),
+        }];
+        // Defaults left alone: the call as most callers make it.
+        if self.params.iter().any(|p| p.has_default) {
+            out.push(Input {
+                values: self
+                    .params
+                    .iter()
+                    .zip(&base)
+                    .map(|(p, v)| if p.has_default { None } else { v.clone() })
+                    .collect(),
+                varargs: Vec::new(),
+                extra_kwargs: Vec::new(),
+            });
+        }
+        let longest = edges.iter().map(Vec::len).max().unwrap_or(0);
+        // The diagonal: every parameter at its j-th edge at once (two empty lists, two lists
+        // of one equal element...), which one-at-a-time variation never gives.
+        if self.params.len() > 1 {
+            for j in 1..longest.min(8) {
+                let values: Vec<Option<PyVal>> = self
+                    .params
+                    .iter()
+                    .zip(&edges)
+                    .zip(&base)
+                    .map(|((p, e), b)| match p.kind {
+                        ParamKind::VarPositional | ParamKind::VarKeyword => None,
+                        _ => e.get(j).cloned().or_else(|| b.clone()),
+                    })
+                    .collect();
+                out.push(Input {
+                    values,
+                    varargs: Vec::new(),
+                    extra_kwargs: Vec::new(),
+                });
+            }
+        }
+        for j in 1..longest {
+            for (i, p) in self.params.iter().enumerate() {
+                if matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+                    continue;
+                }
+                if let Some(v) = edges[i].get(j) {
+                    let mut values = base.clone();
+                    values[i] = Some(v.clone());
+                    out.push(Input {
+                        values,
+                        varargs: Vec::new(),
+                        extra_kwargs: Vec::new(),
+                    });
+                }
+            }
+        }
+        out.truncate(self.budget.edge_calls);
+        out
+    }
+
+    /// The strategy of a whole input. One draw in twenty gives a parameter a value of any
+    /// type: defensive branches (`except TypeError`, `isinstance` guards) need one.
+    fn input_strategy(&self) -> BoxedStrategy<Input> {
+        let per: Vec<BoxedStrategy<Option<PyVal>>> = self
+            .params
+            .iter()
+            .map(|p| {
+                if matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+                    return Just(None).boxed();
+                }
+                let typed = strategy::strategy(&p.ty, self.pool, 0);
+                let s = if p.ty == Ty::Any {
+                    typed
+                } else {
+                    prop_oneof![19 => typed, 1 => strategy::strategy(&Ty::Any, self.pool, 0)]
+                        .boxed()
+                };
+                if p.has_default && p.kind != ParamKind::PositionalOnly {
+                    prop_oneof![1 => Just(None), 3 => s.prop_map(Some)].boxed()
+                } else {
+                    s.prop_map(Some).boxed()
+                }
+            })
+            .collect();
+        let varargs = match self
+            .params
+            .iter()
+            .find(|p| p.kind == ParamKind::VarPositional)
+        {
+            Some(p) => {
+                proptest::collection::vec(strategy::strategy(&p.ty, self.pool, 1), 0..4).boxed()
+            }
+            None => Just(Vec::new()).boxed(),
+        };
+        let kwargs = match self.params.iter().find(|p| p.kind == ParamKind::VarKeyword) {
+            Some(p) => {
+                // Names the function looks for are among its string constants.
+                let mut names: Vec<String> = self
+                    .pool
+                    .strs
+                    .iter()
+                    .filter(|s| is_identifier(s))
+                    .cloned()
+                    .collect();
+                names.push("other".into());
+                let key = proptest::sample::select(names);
+                proptest::collection::vec((key, strategy::strategy(&p.ty, self.pool, 1)), 0..4)
+                    .prop_map(|kv| {
+                        let mut out: Vec<(String, PyVal)> = Vec::new();
+                        for (k, v) in kv {
+                            if !out.iter().any(|(o, _)| *o == k) {
+                                out.push((k, v));
+                            }
+                        }
+                        out
+                    })
+                    .boxed()
+            }
+            None => Just(Vec::new()).boxed(),
+        };
+        (per, varargs, kwargs)
+            .prop_map(|(values, varargs, extra_kwargs)| Input {
+                values,
+                varargs,
+                extra_kwargs,
+            })
+            .boxed()
+    }
+
+    /// Runs the search. `seed` makes it reproducible (derived from the function's id).
+    pub fn run_all(mut self, seed: [u8; 32]) -> (Found, R) {
+        let mut since_new = 0usize;
+        let mut edge_extra = 0usize;
+        // 1. Edge values: all of them, even past full coverage (they are cheap, and the
+        // mutation stage draws on what they gave).
+        for input in self.edge_inputs() {
+            if self.calls >= self.budget.calls
+                || self.started.elapsed().as_secs_f64() >= self.budget.seconds
+            {
+                break;
+            }
+            let Some((obs, args, kwargs)) = self.run(&input) else {
+                continue;
+            };
+            if !self.new_arcs(&obs).is_empty() {
+                self.keep(input, obs, args, kwargs, true);
+            } else if edge_extra < self.budget.edge_cases
+                && matches!(obs.result, CallResult::Returned { .. })
+                && !self.cases.iter().any(|c| c.result == obs.result)
+            {
+                // An edge value whose result no kept case shows: kept as an edge case.
+                edge_extra += 1;
+                self.keep(input, obs, args, kwargs, true);
+            }
+        }
+        // 2. Random inputs from the strategies, shrunk when kept; kept inputs mutated.
+        let strategy = self.input_strategy();
+        let mut runner = TestRunner::new_with_rng(
+            Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+        );
+        let stop = loop {
+            if let Some(s) = self.stop(since_new) {
+                break s;
+            }
+            let mutate = !self.cases.is_empty() && runner.rng().next_u32() % 3 == 0;
+            if mutate {
+                let pick = runner.rng().next_u32() as usize % self.cases.len();
+                let base = self.cases[pick].input.clone();
+                let input = self.mutate(&base, &mut runner, &strategy);
+                match self.run(&input) {
+                    Some((obs, args, kwargs)) if !self.new_arcs(&obs).is_empty() => {
+                        since_new = 0;
+                        self.keep(input, obs, args, kwargs, false);
+                    }
+                    _ => since_new += 1,
+                }
+                continue;
+            }
+            let Ok(mut tree) = strategy.new_tree(&mut runner) else {
+                break Stop::NoStrategy;
+            };
+            let input = tree.current();
+            match self.run(&input) {
+                Some((obs, args, kwargs)) => {
+                    let fresh = self.new_arcs(&obs);
+                    if fresh.is_empty() {
+                        since_new += 1;
+                        continue;
+                    }
+                    since_new = 0;
+                    let (input, obs, args, kwargs) =
+                        self.shrink(&mut *tree, &fresh, input, obs, args, kwargs);
+                    self.keep(input, obs, args, kwargs, false);
+                }
+                None => since_new += 1,
+            }
+        };
+        // 3. More inputs for the reservoir, when the search ended early: mutants that the
+        // cases miss are tried against them.
+        while self.reservoir.len() < self.budget.reservoir
+            && self.calls < self.budget.calls
+            && self.started.elapsed().as_secs_f64() < self.budget.seconds
+            && stop != Stop::NoStrategy
+        {
+            let Ok(tree) = strategy.new_tree(&mut runner) else {
+                break;
+            };
+            let input = tree.current();
+            if let Some((obs, args, kwargs)) = self.run(&input) {
+                if !self.new_arcs(&obs).is_empty() {
+                    self.keep(input, obs, args, kwargs, false);
+                }
+            }
+            since_new += 1;
+            if since_new > 4 * self.budget.reservoir {
+                break;
+            }
+        }
+        let total = self.total.clone().unwrap_or_default();
+        let found = Found {
+            cases: self.cases,
+            covered: self.covered.intersection(&total).copied().collect(),
+            total,
+            calls: self.calls,
+            seconds: self.started.elapsed().as_secs_f64(),
+            stop,
+            discarded: self.discarded,
+            reservoir: self.reservoir,
+        };
+        (found, self.runner)
+    }
+
+    /// Shrinks a kept input with its value tree while it still covers `fresh` and stays a
+    /// usable case: the test reads `f([0])`, not `f([-8812, 77, 3])`.
+    fn shrink(
+        &mut self,
+        tree: &mut dyn ValueTree<Value = Input>,
+        fresh: &BTreeSet<Arc>,
+        mut input: Input,
+        mut obs: Observed,
+        mut args: String,
+        mut kwargs: String,
+    ) -> (Input, Observed, String, String) {
+        let mut spent = 0;
+        while spent < self.budget.shrink_calls && self.calls < self.budget.calls && tree.simplify()
+        {
+            spent += 1;
+            let candidate = tree.current();
+            if candidate.size() > input.size() {
+                tree.complicate();
+                continue;
+            }
+            match self.run(&candidate) {
+                Some((o, a, k)) if fresh.is_subset(&o.arcs) => {
+                    input = candidate;
+                    obs = o;
+                    args = a;
+                    kwargs = k;
+                }
+                _ => {
+                    tree.complicate();
+                }
+            }
+        }
+        (input, obs, args, kwargs)
+    }
+
+    /// A small change to a kept input: one parameter's value nudged, or drawn afresh.
+    fn mutate(
+        &self,
+        base: &Input,
+        runner: &mut TestRunner,
+        strategy: &BoxedStrategy<Input>,
+    ) -> Input {
+        let mut out = base.clone();
+        let slots: Vec<usize> = (0..out.values.len())
+            .filter(|&i| out.values[i].is_some())
+            .collect();
+        let r = runner.rng().next_u32();
+        if slots.is_empty() || r % 4 == 0 {
+            // A fresh value for one parameter (or a default left out, given).
+            if let Ok(tree) = strategy.new_tree(runner) {
+                let fresh = tree.current();
+                let i = r as usize / 4 % out.values.len().max(1);
+                if i < out.values.len() {
+                    out.values[i] = fresh.values[i].clone();
+                }
+                if out.varargs.is_empty() {
+                    out.varargs = fresh.varargs;
+                }
+                if out.extra_kwargs.is_empty() || r % 8 == 0 {
+                    out.extra_kwargs = fresh.extra_kwargs;
+                }
+            }
+            return out;
+        }
+        let i = slots[(r as usize / 4) % slots.len()];
+        if let Some(v) = out.values[i].take() {
+            out.values[i] = Some(nudge(v, self.pool, runner));
+        }
+        out
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// One small change to a value: numbers moved by one or to a constant, a constant put into
+/// a string, a character or an element dropped or duplicated, a container reversed.
+fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
+    let r = runner.rng().next_u32() as usize;
+    match v {
+        PyVal::Int(i) => match r % 4 {
+            0 => PyVal::Int(i + 1),
+            1 => PyVal::Int(i - 1),
+            2 if !pool.ints.is_empty() => PyVal::Int(pool.ints[r / 4 % pool.ints.len()]),
+            _ => PyVal::Int(-i),
+        },
+        PyVal::Float(f) => match r % 3 {
+            0 => PyVal::Float(f + 1.0),
+            1 => PyVal::Float(-f),
+            _ => PyVal::Float(f / 2.0),
+        },
+        PyVal::Bool(b) => PyVal::Bool(!b),
+        PyVal::Str(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            match r % 4 {
+                0 if !pool.strs.is_empty() => {
+                    let c = &pool.strs[r / 4 % pool.strs.len()];
+                    let at = if chars.is_empty() {
+                        0
+                    } else {
+                        r / 16 % (chars.len() + 1)
+                    };
+                    let mut out: String = chars[..at].iter().collect();
+                    out.push_str(c);
+                    out.extend(&chars[at..]);
+                    PyVal::Str(out)
+                }
+                1 if !chars.is_empty() => {
+                    let at = r / 4 % chars.len();
+                    PyVal::Str(
+                        chars
+                            .iter()
+                            .enumerate()
+                            .filter(|(j, _)| *j != at)
+                            .map(|(_, c)| *c)
+                            .collect(),
+                    )
+                }
+                2 => PyVal::Str(chars.iter().rev().collect()),
+                _ => {
+                    let extra = [' ', 'a', 'Z', '1', ',', '-', '.'][r / 4 % 7];
+                    let mut out = s;
+                    out.push(extra);
+                    PyVal::Str(out)
+                }
+            }
+        }
+        PyVal::List(items) => PyVal::List(nudge_items(items, pool, runner, r)),
+        PyVal::Tuple(items) if items.is_empty() => PyVal::Tuple(items),
+        PyVal::Tuple(mut items) => {
+            let at = r / 4 % items.len();
+            let v = items[at].clone();
+            items[at] = nudge(v, pool, runner);
+            PyVal::Tuple(items)
+        }
+        PyVal::Dict(mut kv) => {
+            if !kv.is_empty() && r % 2 == 0 {
+                let at = r / 2 % kv.len();
+                kv.remove(at);
+            } else if let Some((k, v)) = kv.first().cloned() {
+                let nv = nudge(v, pool, runner);
+                kv[0] = (k, nv);
+            }
+            PyVal::Dict(kv)
+        }
+        other => other,
+    }
+}
+
+fn nudge_items(
+    mut items: Vec<PyVal>,
+    pool: &Pool,
+    runner: &mut TestRunner,
+    r: usize,
+) -> Vec<PyVal> {
+    if items.is_empty() {
+        return items;
+    }
+    let at = r / 4 % items.len();
+    match r % 4 {
+        0 => {
+            items.remove(at);
+        }
+        1 => {
+            let v = items[at].clone();
+            items.insert(at, v);
+        }
+        2 => items.reverse(),
+        _ => {
+            let v = items[at].clone();
+            items[at] = nudge(v, pool, runner);
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in for the worker: `f(x) = "neg" if x < 0 else "big" if x > 50 else "small"`,
+    /// raising ValueError on 13; arcs named by line.
+    struct Fake;
+
+    impl Runner for Fake {
+        fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
+            let x: i128 = args.trim_matches(['[', ']']).parse().unwrap_or(i128::MIN);
+            let all: BTreeSet<Arc> = [
+                (1, 2),
+                (2, 3),
+                (2, 4),
+                (4, 5),
+                (4, 6),
+                (6, 7),
+                (6, -1),
+                (3, -1),
+                (5, -1),
+                (7, -1),
+            ]
+            .into_iter()
+            .collect();
+            let (result, arcs): (CallResult, Vec<Arc>) = if x == i128::MIN {
+                (
+                    CallResult::Raised {
+                        type_name: "TypeError".into(),
+                        message: String::new(),
+                    },
+                    vec![(1, 2)],
+                )
+            } else if x < 0 {
+                (ret("neg"), vec![(1, 2), (2, 3), (3, -1)])
+            } else if x > 50 {
+                (ret("big"), vec![(1, 2), (2, 4), (4, 5), (5, -1)])
+            } else if x == 13 {
+                (
+                    CallResult::Raised {
+                        type_name: "ValueError".into(),
+                        message: "13".into(),
+                    },
+                    vec![(1, 2), (2, 4), (4, 6), (6, 7), (7, -1)],
+                )
+            } else {
+                (ret("small"), vec![(1, 2), (2, 4), (4, 6), (6, -1)])
+            };
+            Observed {
+                result,
+                arcs: arcs.into_iter().collect(),
+                all_arcs: Some(all),
+            }
+        }
+    }
+
+    fn ret(s: &str) -> CallResult {
+        CallResult::Returned {
+            value: Value::str(s),
+            repr: format!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn reaches_every_arc_and_keeps_few_cases() {
+        let params = vec![ParamSpec {
+            name: "x".into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty: Ty::Int,
+            has_default: false,
+        }];
+        let pool = Pool {
+            ints: vec![13, 12, 14],
+            ..Pool::default()
+        };
+        let raises: BTreeSet<String> = ["ValueError".to_string()].into_iter().collect();
+        let (found, _) =
+            Search::new(&params, &pool, &raises, Budget::default(), Fake).run_all([1; 32]);
+        assert_eq!(found.stop, Stop::FullCoverage, "{found:?}");
+        assert_eq!(found.covered, found.total);
+        assert!(
+            found.cases.len() <= 4 + Budget::default().edge_cases,
+            "{}",
+            found.cases.len()
+        );
+        assert!(found.cases.iter().any(|c| matches!(&c.result, CallResult::Raised { type_name, .. } if type_name == "ValueError")));
+    }
+
+    #[test]
+    fn same_seed_same_cases() {
+        let params = vec![ParamSpec {
+            name: "x".into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty: Ty::Int,
+            has_default: false,
+        }];
+        let pool = Pool::default();
+        let raises = BTreeSet::new();
+        let a = Search::new(&params, &pool, &raises, Budget::default(), Fake)
+            .run_all([9; 32])
+            .0;
+        let b = Search::new(&params, &pool, &raises, Budget::default(), Fake)
+            .run_all([9; 32])
+            .0;
+        let args = |f: &Found| f.cases.iter().map(|c| c.args.clone()).collect::<Vec<_>>();
+        assert_eq!(args(&a), args(&b));
+    }
+
+    #[test]
+    fn keyword_after_an_omitted_default() {
+        let p = |name: &str, kind, has_default| ParamSpec {
+            name: name.into(),
+            kind,
+            ty: Ty::Int,
+            has_default,
+        };
+        let params = vec![
+            p("a", ParamKind::PositionalOrKeyword, false),
+            p("b", ParamKind::PositionalOrKeyword, true),
+            p("c", ParamKind::PositionalOrKeyword, true),
+            p("d", ParamKind::KeywordOnly, true),
+        ];
+        let input = Input {
+            values: vec![
+                Some(PyVal::Int(1)),
+                None,
+                Some(PyVal::Int(3)),
+                Some(PyVal::Int(4)),
+            ],
+            varargs: vec![],
+            extra_kwargs: vec![],
+        };
+        assert_eq!(
+            input.literals(&params),
+            ("[1]".to_string(), "{\"c\": 3, \"d\": 4}".to_string())
+        );
+    }
+}

@@ -1,0 +1,836 @@
+//! proptest strategies for a parameter's [`Ty`], seeded with the constants the function
+//! holds ([`Pool`]), and the edge values tried before any random input ([`edges`]).
+
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, Just, Union};
+
+use crate::pyval::PyVal;
+use crate::types::{Shape, Ty};
+use crate::usage::Constants;
+
+/// Builtin callables a parameter that is called can be given (the worker accepts these
+/// names as arguments; see `execute::Call::args`).
+pub const CALLABLES: &[&str] = &["str", "len", "abs", "bool", "repr", "sorted", "list", "int"];
+
+/// Values mined from the function: what it compares with, searches for, slices by.
+#[derive(Debug, Clone, Default)]
+pub struct Pool {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strs: Vec<String>,
+    pub bytes: Vec<Vec<u8>>,
+}
+
+impl Pool {
+    /// The pool of a function's constants: each integer with its neighbours (a bound and
+    /// the values just beside it).
+    pub fn from_constants(c: &Constants) -> Pool {
+        let mut ints = Vec::new();
+        for &i in c.ints.iter().take(24) {
+            for j in [i, i - 1, i + 1] {
+                if !ints.contains(&j) {
+                    ints.push(j);
+                }
+            }
+        }
+        Pool {
+            ints,
+            floats: c.floats.iter().copied().take(16).collect(),
+            strs: c.strs.iter().take(32).cloned().collect(),
+            bytes: c.bytes.iter().take(16).cloned().collect(),
+        }
+    }
+}
+
+fn int_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
+    let mut arms: Vec<(u32, BoxedStrategy<i128>)> = vec![
+        (6, (-10i64..=100).prop_map(i128::from).boxed()),
+        (2, (-100_000i64..=100_000).prop_map(i128::from).boxed()),
+        (1, any::<i64>().prop_map(i128::from).boxed()),
+    ];
+    if !pool.ints.is_empty() {
+        arms.push((5, proptest::sample::select(pool.ints.clone()).boxed()));
+    }
+    Union::new_weighted(arms).prop_map(PyVal::Int).boxed()
+}
+
+fn float_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
+    let mut arms: Vec<(u32, BoxedStrategy<f64>)> = vec![
+        (5, (-100.0f64..100.0).boxed()),
+        (2, (-10i32..=10).prop_map(f64::from).boxed()),
+        (1, (-1e12f64..1e12).boxed()),
+        (
+            1,
+            proptest::sample::select(vec![0.0, -0.0, 0.5, 1e-9, 1e300, -1e300, f64::MIN_POSITIVE])
+                .boxed(),
+        ),
+        (
+            1,
+            proptest::sample::select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY]).boxed(),
+        ),
+    ];
+    let mut consts: Vec<f64> = pool.floats.clone();
+    consts.extend(pool.ints.iter().map(|&i| i as f64));
+    if !consts.is_empty() {
+        arms.push((4, proptest::sample::select(consts).boxed()));
+    }
+    Union::new_weighted(arms).prop_map(PyVal::Float).boxed()
+}
+
+fn char_strategy(pool: &Pool) -> BoxedStrategy<char> {
+    let mut arms: Vec<(u32, BoxedStrategy<char>)> = vec![
+        (8, proptest::char::range('a', 'z').boxed()),
+        (2, proptest::char::range('A', 'Z').boxed()),
+        (2, proptest::char::range('0', '9').boxed()),
+        (
+            3,
+            proptest::sample::select(vec![
+                ' ', ',', '.', '-', '_', '/', ':', '\n', '\t', '\'', '"',
+            ])
+            .boxed(),
+        ),
+        (
+            1,
+            proptest::sample::select(vec!['é', 'ß', 'Ω', '漢', '😀', '\u{0}', '\u{301}']).boxed(),
+        ),
+    ];
+    let from_pool: Vec<char> = pool.strs.iter().flat_map(|s| s.chars()).take(64).collect();
+    if !from_pool.is_empty() {
+        arms.push((4, proptest::sample::select(from_pool).boxed()));
+    }
+    Union::new_weighted(arms).boxed()
+}
+
+/// Words shared by generated keys, paths and texts, so that a path can name a key of a
+/// generated document and a word can appear in two arguments.
+const WORDS: &[&str] = &[
+    "a",
+    "b",
+    "x",
+    "key",
+    "name",
+    "0",
+    "1",
+    "foo",
+    "Bar",
+    "hello world",
+];
+
+const MONTHS: &[&str] = &[
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Text with a shape programs parse: numbers, dates, words, `key=value` lists, JSON,
+/// dotted paths, identifiers.
+fn shaped_str() -> BoxedStrategy<String> {
+    let word = proptest::sample::select(WORDS.to_vec());
+    Union::new_weighted(vec![
+        (3, (-1000i64..1000).prop_map(|i| i.to_string()).boxed()),
+        (
+            2,
+            (-1000.0f64..1000.0).prop_map(|f| format!("{f:.2}")).boxed(),
+        ),
+        (3, date_str()),
+        (
+            2,
+            proptest::collection::vec(word.clone(), 1..5)
+                .prop_map(|w| w.join(" "))
+                .boxed(),
+        ),
+        (
+            2,
+            proptest::collection::vec((word.clone(), -5i32..50), 1..4)
+                .prop_map(|kv| {
+                    kv.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .boxed(),
+        ),
+        (
+            2,
+            proptest::collection::vec(word.clone(), 1..4)
+                .prop_map(|w| w.join("."))
+                .boxed(),
+        ),
+        (3, json_value(2).prop_map(|v| v.to_string()).boxed()),
+        (
+            1,
+            proptest::collection::vec(word, 1..4)
+                .prop_map(|w| w.join("_").replace(' ', "_"))
+                .boxed(),
+        ),
+    ])
+    .boxed()
+}
+
+fn date_str() -> BoxedStrategy<String> {
+    (1900u32..2100, 1u32..=13, 1u32..=32, 0u8..3)
+        .prop_map(|(y, m, d, style)| match style {
+            0 => format!("{y:04}-{m:02}-{d:02}"),
+            1 => format!("{d:02}/{m:02}/{y:04}"),
+            _ => format!("{} {d}, {y}", MONTHS[(m as usize - 1) % 12]),
+        })
+        .boxed()
+}
+
+/// Text of one shape, now and then any text (the parse failing is behaviour too).
+fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
+    let shaped = match shape {
+        Shape::Json => json_value(3).prop_map(|v| v.to_string()).boxed(),
+        Shape::Date => date_str(),
+        Shape::Number => Union::new_weighted(vec![
+            (3, (-1000i64..1000).prop_map(|i| i.to_string()).boxed()),
+            (
+                2,
+                (-1000.0f64..1000.0).prop_map(|f| format!("{f:.3}")).boxed(),
+            ),
+            (1, (-1000i64..1000).prop_map(|i| format!(" {i} ")).boxed()),
+            (
+                1,
+                (0i64..100_000)
+                    .prop_map(|i| format!("{}_{:03}", i / 1000, i % 1000))
+                    .boxed(),
+            ),
+        ])
+        .boxed(),
+    };
+    Union::new_weighted(vec![(4, shaped), (1, str_strategy(pool))])
+        .prop_map(PyVal::Str)
+        .boxed()
+}
+
+/// A small JSON document (keys from [`WORDS`]).
+fn json_value(depth: u32) -> BoxedStrategy<serde_json::Value> {
+    let leaf = Union::new_weighted(vec![
+        (3, (-100i64..100).prop_map(serde_json::Value::from).boxed()),
+        (
+            2,
+            proptest::sample::select(WORDS.to_vec())
+                .prop_map(serde_json::Value::from)
+                .boxed(),
+        ),
+        (1, any::<bool>().prop_map(serde_json::Value::from).boxed()),
+        (1, Just(serde_json::Value::Null).boxed()),
+        (
+            1,
+            (-10.0f64..10.0).prop_map(serde_json::Value::from).boxed(),
+        ),
+    ])
+    .boxed();
+    if depth == 0 {
+        return leaf;
+    }
+    let inner = json_value(depth - 1);
+    Union::new_weighted(vec![
+        (2, leaf),
+        (
+            3,
+            proptest::collection::vec(
+                (proptest::sample::select(WORDS.to_vec()), inner.clone()),
+                0..4,
+            )
+            .prop_map(|kv| {
+                serde_json::Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            })
+            .boxed(),
+        ),
+        (
+            2,
+            proptest::collection::vec(inner, 0..4)
+                .prop_map(serde_json::Value::Array)
+                .boxed(),
+        ),
+    ])
+    .boxed()
+}
+
+fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
+    let chars = proptest::collection::vec(char_strategy(pool), 0..12)
+        .prop_map(|cs| cs.into_iter().collect::<String>())
+        .boxed();
+    let random = Union::new_weighted(vec![(3, chars), (2, shaped_str())]).boxed();
+    if pool.strs.is_empty() {
+        return random;
+    }
+    let consts = pool.strs.clone();
+    let pieces = proptest::sample::select(consts.clone());
+    Union::new_weighted(vec![
+        (5, random.clone()),
+        (3, proptest::sample::select(consts).boxed()),
+        // A constant inside other text: `prefix + "needle" + suffix`.
+        (
+            3,
+            (random.clone(), pieces.clone(), random)
+                .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+                .boxed(),
+        ),
+        // Constants joined, as separators and keywords often are.
+        (
+            2,
+            proptest::collection::vec(pieces, 1..4)
+                .prop_map(|v| v.concat())
+                .boxed(),
+        ),
+    ])
+    .boxed()
+}
+
+fn bytes_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
+    let random = proptest::collection::vec(any::<u8>(), 0..12).boxed();
+    let ascii = str_strategy(pool).prop_map(String::into_bytes).boxed();
+    let mut arms = vec![(3, random), (3, ascii)];
+    if !pool.bytes.is_empty() {
+        arms.push((3, proptest::sample::select(pool.bytes.clone()).boxed()));
+    }
+    Union::new_weighted(arms).prop_map(PyVal::Bytes).boxed()
+}
+
+/// Elements of a container whose element type is unknown: containers are homogeneous far
+/// more often than not, so one element kind is picked per container.
+fn any_list(pool: &Pool, depth: u32) -> BoxedStrategy<Vec<PyVal>> {
+    let n = 0..6usize;
+    Union::new_weighted(vec![
+        (
+            4,
+            proptest::collection::vec(int_strategy(pool), n.clone()).boxed(),
+        ),
+        (
+            3,
+            proptest::collection::vec(str_strategy(pool).prop_map(PyVal::Str), n.clone()).boxed(),
+        ),
+        (
+            1,
+            proptest::collection::vec(strategy(&Ty::List(Box::new(Ty::Int)), pool, depth + 1), n)
+                .boxed(),
+        ),
+    ])
+    .boxed()
+}
+
+fn dedup_keys(kv: Vec<(PyVal, PyVal)>) -> Vec<(PyVal, PyVal)> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (k, v) in kv {
+        let lit = k.literal();
+        if !seen.contains(&lit) {
+            seen.push(lit);
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+fn dedup(vals: Vec<PyVal>) -> Vec<PyVal> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for v in vals {
+        let lit = v.literal();
+        if !seen.contains(&lit) {
+            seen.push(lit);
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The strategy of a type. `depth` bounds nesting (deeper levels get smaller containers).
+pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
+    let len = if depth > 1 { 0..3usize } else { 0..6usize };
+    match ty {
+        Ty::NoneT => Just(PyVal::None).boxed(),
+        Ty::Bool => any::<bool>().prop_map(PyVal::Bool).boxed(),
+        Ty::Int => int_strategy(pool),
+        Ty::Float => float_strategy(pool),
+        Ty::Str => str_strategy(pool).prop_map(PyVal::Str).boxed(),
+        Ty::Text(shape) => text_strategy(*shape, pool),
+        Ty::Bytes => bytes_strategy(pool),
+        Ty::List(t) if **t == Ty::Any => any_list(pool, depth).prop_map(PyVal::List).boxed(),
+        Ty::List(t) => proptest::collection::vec(strategy(t, pool, depth + 1), len)
+            .prop_map(PyVal::List)
+            .boxed(),
+        Ty::Iterable(t) => Union::new_weighted(vec![
+            (3, strategy(&Ty::List(t.clone()), pool, depth)),
+            (
+                2,
+                strategy(&Ty::List(t.clone()), pool, depth)
+                    .prop_map(|v| match v {
+                        PyVal::List(items) => PyVal::Iter(items),
+                        other => other,
+                    })
+                    .boxed(),
+            ),
+            (1, strategy(&Ty::TupleOf(t.clone()), pool, depth)),
+        ])
+        .boxed(),
+        Ty::TupleOf(t) if **t == Ty::Any => any_list(pool, depth).prop_map(PyVal::Tuple).boxed(),
+        Ty::TupleOf(t) => proptest::collection::vec(strategy(t, pool, depth + 1), len)
+            .prop_map(PyVal::Tuple)
+            .boxed(),
+        Ty::Tuple(ts) => ts
+            .iter()
+            .map(|t| strategy(t, pool, depth + 1))
+            .collect::<Vec<_>>()
+            .prop_map(PyVal::Tuple)
+            .boxed(),
+        Ty::Set(t) | Ty::FrozenSet(t) => {
+            let elem = if matches!(**t, Ty::Any) || !hashable_ty(t) {
+                Ty::Int
+            } else {
+                (**t).clone()
+            };
+            let frozen = matches!(ty, Ty::FrozenSet(_));
+            proptest::collection::vec(strategy(&elem, pool, depth + 1), len)
+                .prop_map(move |v| {
+                    let v = dedup(v);
+                    if frozen {
+                        PyVal::FrozenSet(v)
+                    } else {
+                        PyVal::Set(v)
+                    }
+                })
+                .boxed()
+        }
+        Ty::Dict(k, v) => {
+            let key = if matches!(**k, Ty::Any) || !hashable_ty(k) {
+                Ty::Str
+            } else {
+                (**k).clone()
+            };
+            let value = if matches!(**v, Ty::Any) {
+                Ty::Union(vec![Ty::Int, Ty::Str])
+            } else {
+                (**v).clone()
+            };
+            proptest::collection::vec(
+                (
+                    strategy(&key, pool, depth + 1),
+                    strategy(&value, pool, depth + 1),
+                ),
+                len,
+            )
+            .prop_map(|kv| PyVal::Dict(dedup_keys(kv)))
+            .boxed()
+        }
+        Ty::Union(ts) => {
+            let arms: Vec<(u32, BoxedStrategy<PyVal>)> = ts
+                .iter()
+                .filter(|t| t.generatable())
+                .map(|t| {
+                    (
+                        if *t == Ty::NoneT { 1 } else { 4 },
+                        strategy(t, pool, depth),
+                    )
+                })
+                .collect();
+            if arms.is_empty() {
+                return Just(PyVal::None).boxed();
+            }
+            Union::new_weighted(arms).boxed()
+        }
+        Ty::Literal(vals) if !vals.is_empty() => proptest::sample::select(vals.clone()).boxed(),
+        Ty::Callable => proptest::sample::select(CALLABLES.to_vec())
+            .prop_map(PyVal::Callable)
+            .boxed(),
+        Ty::Any | Ty::Literal(_) | Ty::Unsupported(_) => {
+            if depth > 2 {
+                return int_strategy(pool);
+            }
+            Union::new_weighted(vec![
+                (4, int_strategy(pool)),
+                (4, str_strategy(pool).prop_map(PyVal::Str).boxed()),
+                (3, any_list(pool, depth).prop_map(PyVal::List).boxed()),
+                (1, Just(PyVal::None).boxed()),
+                (1, any::<bool>().prop_map(PyVal::Bool).boxed()),
+                (1, float_strategy(pool)),
+                (1, any_list(pool, depth).prop_map(PyVal::Tuple).boxed()),
+                (1, any_list(pool, depth).prop_map(PyVal::Iter).boxed()),
+                (
+                    1,
+                    strategy(
+                        &Ty::Dict(Box::new(Ty::Str), Box::new(Ty::Int)),
+                        pool,
+                        depth + 1,
+                    ),
+                ),
+            ])
+            .boxed()
+        }
+    }
+}
+
+fn hashable_ty(t: &Ty) -> bool {
+    match t {
+        Ty::List(_) | Ty::Iterable(_) | Ty::Dict(..) | Ty::Set(_) => false,
+        Ty::Tuple(ts) => ts.iter().all(hashable_ty),
+        Ty::TupleOf(t) | Ty::FrozenSet(t) => hashable_ty(t),
+        Ty::Union(ts) => ts.iter().all(hashable_ty),
+        _ => true,
+    }
+}
+
+/// A typical value of the type: the first thing tried, and what the other parameters hold
+/// while one parameter's edge values are tried.
+pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
+    match ty {
+        Ty::NoneT => PyVal::None,
+        Ty::Bool => PyVal::Bool(true),
+        Ty::Int => PyVal::Int(
+            pool.ints
+                .iter()
+                .copied()
+                .find(|i| (1..=100).contains(i))
+                .unwrap_or(3),
+        ),
+        Ty::Float => PyVal::Float(1.5),
+        Ty::Str => PyVal::Str(
+            pool.strs
+                .first()
+                .map_or_else(|| "abc".to_string(), |s| format!("a{s}b")),
+        ),
+        Ty::Text(Shape::Json) => PyVal::Str("{\"a\": {\"b\": [1, 2]}}".into()),
+        Ty::Text(Shape::Number) => PyVal::Str("42".into()),
+        Ty::Text(Shape::Date) => PyVal::Str("2024-02-29".into()),
+        Ty::Bytes => PyVal::Bytes(b"abc".to_vec()),
+        Ty::List(t) | Ty::Iterable(t) => PyVal::List(typical_items(t, pool)),
+        Ty::TupleOf(t) => PyVal::Tuple(typical_items(t, pool)),
+        Ty::Tuple(ts) => PyVal::Tuple(ts.iter().map(|t| typical(t, pool)).collect()),
+        Ty::Set(t) => PyVal::Set(dedup(typical_items(&elem_or_int(t), pool))),
+        Ty::FrozenSet(t) => PyVal::FrozenSet(dedup(typical_items(&elem_or_int(t), pool))),
+        Ty::Dict(k, v) => {
+            let k = if matches!(**k, Ty::Any) {
+                Ty::Str
+            } else {
+                (**k).clone()
+            };
+            let v = if matches!(**v, Ty::Any) {
+                Ty::Int
+            } else {
+                (**v).clone()
+            };
+            let keys = dedup(vec![
+                typical(&k, pool),
+                edge_list(&k, pool)
+                    .into_iter()
+                    .nth(1)
+                    .unwrap_or(PyVal::None),
+            ]);
+            PyVal::Dict(dedup_keys(
+                keys.into_iter()
+                    .map(|key| (key, typical(&v, pool)))
+                    .collect(),
+            ))
+        }
+        Ty::Union(ts) => ts
+            .iter()
+            .find(|t| **t != Ty::NoneT && t.generatable())
+            .map_or(PyVal::None, |t| typical(t, pool)),
+        Ty::Literal(vals) => vals.first().cloned().unwrap_or(PyVal::None),
+        Ty::Callable => PyVal::Callable("str"),
+        Ty::Any | Ty::Unsupported(_) => PyVal::Int(3),
+    }
+}
+
+fn elem_or_int(t: &Ty) -> Ty {
+    if matches!(t, Ty::Any) || !hashable_ty(t) {
+        Ty::Int
+    } else {
+        t.clone()
+    }
+}
+
+fn typical_items(t: &Ty, pool: &Pool) -> Vec<PyVal> {
+    match t {
+        Ty::Any | Ty::Int => vec![PyVal::Int(3), PyVal::Int(1), PyVal::Int(2)],
+        Ty::Str => vec![
+            PyVal::Str("b".into()),
+            PyVal::Str("a".into()),
+            PyVal::Str("c".into()),
+        ],
+        other => {
+            let e = edge_list(other, pool);
+            let mut v = vec![typical(other, pool)];
+            v.extend(e.into_iter().skip(1).take(2));
+            v
+        }
+    }
+}
+
+/// Edge values of a type, the typical value first: empty, zero, negative, one element,
+/// unicode, very long, NaN and the infinities, then the constants the function holds.
+pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
+    let mut out = vec![typical(ty, pool)];
+    let mut push = |v: PyVal| {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    match ty {
+        Ty::NoneT => {}
+        Ty::Bool => push(PyVal::Bool(false)),
+        Ty::Int => {
+            for i in [0, 1, -1, 2, -7, 10, 1 << 31, -(1 << 63), 10i128.pow(20)] {
+                push(PyVal::Int(i));
+            }
+            for &i in pool.ints.iter().take(12) {
+                push(PyVal::Int(i));
+            }
+        }
+        Ty::Float => {
+            for f in [
+                0.0,
+                -0.0,
+                1.0,
+                -2.5,
+                0.1,
+                1e300,
+                1e-300,
+                f64::NAN,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            ] {
+                push(PyVal::Float(f));
+            }
+            for &f in pool.floats.iter().take(8) {
+                push(PyVal::Float(f));
+            }
+        }
+        Ty::Str => {
+            for s in [
+                "",
+                "a",
+                " ",
+                "Hello, World!",
+                "é漢字😀",
+                "0",
+                "  padded  ",
+                "line1\nline2",
+                "42",
+                "-3.5",
+                "2024-02-29",
+                "a.b",
+                "{\"a\": 1}",
+                "a=1,b=2",
+                "CamelCase_name",
+            ] {
+                push(PyVal::Str(s.into()));
+            }
+            push(PyVal::Str("x".repeat(1000)));
+            for s in pool.strs.iter().take(12) {
+                push(PyVal::Str(s.clone()));
+            }
+        }
+        Ty::Text(shape) => {
+            let own: &[&str] = match shape {
+                Shape::Json => &[
+                    "[]",
+                    "{}",
+                    "null",
+                    "1",
+                    "\"a\"",
+                    "[1, {\"a\": null}]",
+                    "{\"a\": 1}",
+                    "{",
+                ],
+                Shape::Number => &["0", "-7", "3.25", " 12 ", "1_000", "1e3", "abc", "0x1f"],
+                Shape::Date => &[
+                    "1999-12-31",
+                    "29/02/2024",
+                    "March 5, 2021",
+                    "2024-13-01",
+                    "2024-02-30",
+                    "today",
+                ],
+            };
+            for s in own {
+                push(PyVal::Str((*s).into()));
+            }
+            for v in edge_list(&Ty::Str, pool).into_iter().skip(1).take(4) {
+                push(v);
+            }
+        }
+        Ty::Bytes => {
+            push(PyVal::Bytes(Vec::new()));
+            push(PyVal::Bytes(vec![0, 255]));
+            push(PyVal::Bytes(vec![b'a'; 1000]));
+            for b in pool.bytes.iter().take(6) {
+                push(PyVal::Bytes(b.clone()));
+            }
+        }
+        Ty::List(t) | Ty::TupleOf(t) | Ty::Iterable(t) => {
+            let wrap = |v: Vec<PyVal>| match ty {
+                Ty::TupleOf(_) => PyVal::Tuple(v),
+                _ => PyVal::List(v),
+            };
+            if matches!(ty, Ty::Iterable(_)) {
+                push(PyVal::Iter(Vec::new()));
+                push(PyVal::Iter(vec![
+                    PyVal::Int(1),
+                    PyVal::Int(2),
+                    PyVal::Int(3),
+                ]));
+                push(PyVal::Tuple(vec![PyVal::Int(1), PyVal::Int(2)]));
+            }
+            let inner = if matches!(**t, Ty::Any) {
+                Ty::Int
+            } else {
+                (**t).clone()
+            };
+            let elems = edge_list(&inner, pool);
+            push(wrap(Vec::new()));
+            push(wrap(vec![elems[0].clone()]));
+            push(wrap(elems.iter().take(4).cloned().collect()));
+            push(wrap(vec![elems[0].clone(); 2]));
+            let mut sorted_desc: Vec<PyVal> = (0..5).rev().map(PyVal::Int).collect();
+            if inner == Ty::Int {
+                push(wrap(std::mem::take(&mut sorted_desc)));
+                push(wrap((0..200).map(|i| PyVal::Int(i % 17)).collect()));
+            }
+            if matches!(**t, Ty::Any) {
+                push(wrap(vec![PyVal::Str("a".into()), PyVal::Str("b".into())]));
+            }
+        }
+        Ty::Tuple(ts) => {
+            for (i, t) in ts.iter().enumerate() {
+                for e in edge_list(t, pool).into_iter().skip(1).take(3) {
+                    let mut v: Vec<PyVal> = ts.iter().map(|t| typical(t, pool)).collect();
+                    v[i] = e;
+                    push(PyVal::Tuple(v));
+                }
+            }
+        }
+        Ty::Set(_) => push(PyVal::Set(Vec::new())),
+        Ty::FrozenSet(_) => push(PyVal::FrozenSet(Vec::new())),
+        Ty::Dict(..) => push(PyVal::Dict(Vec::new())),
+        Ty::Union(ts) => {
+            let lists: Vec<Vec<PyVal>> = ts
+                .iter()
+                .filter(|t| t.generatable())
+                .map(|t| edge_list(t, pool))
+                .collect();
+            // Interleave, so each member's first edges come early.
+            for i in 0..8 {
+                for l in &lists {
+                    if let Some(v) = l.get(i) {
+                        push(v.clone());
+                    }
+                }
+            }
+        }
+        Ty::Literal(vals) => {
+            for v in vals {
+                push(v.clone());
+            }
+        }
+        Ty::Callable => {
+            for c in CALLABLES.iter().take(4) {
+                push(PyVal::Callable(c));
+            }
+        }
+        Ty::Any | Ty::Unsupported(_) => {
+            for v in [
+                PyVal::Str("abc".into()),
+                PyVal::List(vec![PyVal::Int(1), PyVal::Int(2), PyVal::Int(3)]),
+                PyVal::None,
+                PyVal::Int(0),
+                PyVal::Str(String::new()),
+                PyVal::List(Vec::new()),
+                PyVal::Float(1.5),
+                PyVal::Bool(true),
+                PyVal::Int(-1),
+                PyVal::Iter(vec![PyVal::Int(1), PyVal::Int(2)]),
+            ] {
+                push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The same, as [`edges`] names it for callers.
+pub fn edges(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
+    edge_list(ty, pool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    fn runner() -> TestRunner {
+        TestRunner::new_with_rng(
+            Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+        )
+    }
+
+    #[test]
+    fn strategies_are_deterministic_and_typed() {
+        let ty = crate::types::parse_annotation("dict[str, list[int]]");
+        let pool = Pool::default();
+        let s = strategy(&ty, &pool, 0);
+        let a: Vec<String> = {
+            let mut r = runner();
+            (0..20)
+                .map(|_| s.new_tree(&mut r).unwrap().current().literal())
+                .collect()
+        };
+        let b: Vec<String> = {
+            let mut r = runner();
+            (0..20)
+                .map(|_| s.new_tree(&mut r).unwrap().current().literal())
+                .collect()
+        };
+        assert_eq!(a, b);
+        let mut r = runner();
+        for _ in 0..50 {
+            match s.new_tree(&mut r).unwrap().current() {
+                PyVal::Dict(kv) => {
+                    for (k, v) in kv {
+                        assert!(matches!(k, PyVal::Str(_)));
+                        assert!(matches!(v, PyVal::List(_)));
+                    }
+                }
+                other => panic!("not a dict: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn constants_reach_strings() {
+        let pool = Pool {
+            strs: vec!["needle".into()],
+            ..Pool::default()
+        };
+        let s = strategy(&Ty::Str, &pool, 0);
+        let mut r = runner();
+        let hits = (0..100)
+            .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x) if x.contains("needle")))
+            .count();
+        assert!(hits > 20, "only {hits} of 100 strings held the constant");
+    }
+
+    #[test]
+    fn edges_come_first_and_include_the_extremes() {
+        let e = edges(&Ty::Float, &Pool::default());
+        assert!(e.iter().any(|v| matches!(v, PyVal::Float(f) if f.is_nan())));
+        assert!(e
+            .iter()
+            .any(|v| matches!(v, PyVal::Float(f) if f.is_infinite())));
+        let e = edges(&Ty::List(Box::new(Ty::Str)), &Pool::default());
+        assert!(e.contains(&PyVal::List(Vec::new())));
+    }
+}

@@ -1,0 +1,527 @@
+//! One function from start to rows: its parameters' types, the search, the minimal test
+//! set, the determinism re-check, the mutation score, the gates and the task's text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use execute::{Batch, Limits};
+use schemas::id::content_id;
+use schemas::{Function, FunctionTask, Reference, TestCase};
+
+use crate::doc::doc_types;
+use crate::exec::{self, Original};
+use crate::literal::parse_literal;
+use crate::pyval::PyVal;
+use crate::search::{Arc, Budget, CallResult, Case, Found, ParamKind, ParamSpec, Search};
+use crate::strategy::Pool;
+use crate::task;
+use crate::types::{of_value, parse_annotation, Ty};
+use crate::usage::{self, Analysis};
+
+/// What shapes a task besides the function itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub budget: Budget,
+    /// At most this many cases per task (edge cases included).
+    pub max_cases: usize,
+    /// At most this many mutants per task (0: no mutation score).
+    pub mutants: usize,
+    /// A task needs at least this share of its arcs covered.
+    pub min_coverage: f64,
+    /// A task needs at least this mutation score (when it has mutants).
+    pub min_mutation_score: f64,
+    /// Limits of one call of the original.
+    pub limits: Limits,
+}
+
+impl Options {
+    /// A hash of everything here that changes the rows.
+    pub fn hash(&self) -> String {
+        let b = &self.budget;
+        let text = format!(
+            "calls={} stall={} edge_calls={} edge_cases={} shrink={} reservoir={} max_cases={} mutants={} min_cov={} min_ms={} wall={:?} mem={} v=1",
+            b.calls, b.stall, b.edge_calls, b.edge_cases, b.shrink_calls, b.reservoir, self.max_cases, self.mutants,
+            self.min_coverage, self.min_mutation_score, self.limits.wall, self.limits.memory_bytes
+        );
+        content_id(&[text.as_bytes()])
+    }
+}
+
+/// The two workers a function's synthesis uses.
+pub struct Batches<'a> {
+    /// Search and mutants (hash seed 0).
+    pub primary: Batch<'a>,
+    /// The determinism re-check (another hash seed, a fresh process per case).
+    pub recheck: Batch<'a>,
+}
+
+/// The task and its cases.
+pub struct Synthesized {
+    pub task: FunctionTask,
+    pub cases: Vec<TestCase>,
+}
+
+/// A parameter's type from the best evidence there is: its annotation, its default value,
+/// the docstring, how the body uses it; a mixture of common types when none says anything.
+pub fn param_specs(f: &Function, analysis: &Analysis) -> Vec<ParamSpec> {
+    let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let docs = f
+        .docstring
+        .as_deref()
+        .map(|d| doc_types(d, &names))
+        .unwrap_or_default();
+    f.params
+        .iter()
+        .map(|p| {
+            let kind = ParamKind::parse(&p.kind);
+            let annotated = p
+                .annotation
+                .as_deref()
+                .map(|a| parse_annotation(a).prune())
+                .filter(|t| *t != Ty::Any && t.generatable());
+            let default = p.default.as_deref().map(parse_literal);
+            let default_none = matches!(default, Some(Some(PyVal::None)));
+            let from_default = match &default {
+                Some(Some(v)) if *v != PyVal::None => Some(of_value(v)),
+                _ => None,
+            };
+            let guessed = from_default
+                .or_else(|| docs.get(&p.name).cloned())
+                .or_else(|| analysis.evidence.get(&p.name).and_then(usage::Evidence::ty));
+            let evidence = analysis.evidence.get(&p.name);
+            let ty = match (annotated, guessed) {
+                // Types the body checks with `isinstance` are generated too, even beyond the
+                // annotation: the branch is there to be taken.
+                (Some(t), _) => {
+                    let mut members = vec![t];
+                    if let Some(e) = evidence {
+                        members.extend(e.isinstance.iter().map(|k| k.ty()));
+                    }
+                    Ty::Union(members).flatten()
+                }
+                (None, Some(t)) => t,
+                (None, None) => Ty::Any,
+            };
+            let ty = match evidence {
+                Some(e) => e.shaped(ty),
+                None => ty,
+            };
+            let ty = if default_none && ty != Ty::Any {
+                Ty::optional(ty)
+            } else {
+                ty
+            };
+            ParamSpec {
+                name: p.name.clone(),
+                kind,
+                ty,
+                has_default: p.default.is_some(),
+            }
+        })
+        .collect()
+}
+
+/// The smallest set of cases that covers what all kept cases cover (greedy: the case adding
+/// the most arcs first, the smaller input on a tie), then the edge cases, up to `max`.
+pub fn select(found: &Found, max: usize, edge_cases: usize) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut covered: BTreeSet<Arc> = BTreeSet::new();
+    loop {
+        let best = found
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !chosen.contains(i))
+            .map(|(i, c)| {
+                let gain = c.arcs.iter().filter(|a| !covered.contains(a)).count();
+                (i, gain, c.input.size())
+            })
+            .filter(|&(_, gain, _)| gain > 0)
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0)));
+        let Some((i, _, _)) = best else { break };
+        covered.extend(found.cases[i].arcs.iter().copied());
+        chosen.push(i);
+        if chosen.len() >= max {
+            break;
+        }
+    }
+    let mut extra = 0;
+    for (i, c) in found.cases.iter().enumerate() {
+        if chosen.len() >= max || extra >= edge_cases {
+            break;
+        }
+        if c.is_edge && !chosen.contains(&i) {
+            chosen.push(i);
+            extra += 1;
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Branch arcs: those leaving a line from which two or more arcs leave.
+fn branch_arcs(total: &BTreeSet<Arc>) -> BTreeSet<Arc> {
+    let mut out_degree: BTreeMap<i32, usize> = BTreeMap::new();
+    for (a, _) in total {
+        *out_degree.entry(*a).or_default() += 1;
+    }
+    total
+        .iter()
+        .filter(|(a, _)| out_degree.get(a).copied().unwrap_or(0) >= 2)
+        .copied()
+        .collect()
+}
+
+fn expected_text(r: &CallResult) -> String {
+    match r {
+        CallResult::Returned { repr, .. } => repr.clone(),
+        CallResult::Raised { type_name, message } => {
+            let first = message.lines().next().unwrap_or("");
+            if first.is_empty() {
+                format!("Traceback (most recent call last):\n    ...\n{type_name}")
+            } else {
+                format!("Traceback (most recent call last):\n    ...\n{type_name}: {first}")
+            }
+        }
+        CallResult::Failed { status, .. } => status.clone(),
+    }
+}
+
+fn summarize(discarded: &BTreeMap<String, usize>) -> String {
+    let mut v: Vec<(&String, &usize)> = discarded.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .take(4)
+        .map(|(k, n)| format!("{k} x{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Inputs from the reservoir tried against a mutant the cases do not kill.
+const MUTANT_TRIES: usize = 24;
+
+fn triples_of(cases: &[Case]) -> Vec<(String, String, CallResult)> {
+    cases
+        .iter()
+        .map(|c| (c.args.clone(), c.kwargs.clone(), c.result.clone()))
+        .collect()
+}
+
+/// The row of a function rejected before any search (no environment, say).
+pub fn rejected(f: &Function, class: &str, opts: &Options, reason: String) -> Synthesized {
+    let task = FunctionTask {
+        task_id: content_id(&[f.function_id.as_bytes(), b"", b""]),
+        function_id: f.function_id.clone(),
+        repo_id: f.repo_id.clone(),
+        class: class.to_string(),
+        prompt: String::new(),
+        prompt_kind: "docstring".into(),
+        entry_point: f.name.clone(),
+        canonical_solution: String::new(),
+        status: "rejected".into(),
+        reason: Some(reason),
+        cases: 0,
+        edge_cases: 0,
+        arcs_covered: 0,
+        arcs_total: 0,
+        branches_covered: 0,
+        branches_total: 0,
+        stop: String::new(),
+        mutants_total: 0,
+        mutants_killed: 0,
+        mutation_score: None,
+        calls: 0,
+        search_seconds: 0.0,
+        seconds: 0.0,
+        config_hash: opts.hash(),
+    };
+    Synthesized {
+        task,
+        cases: Vec::new(),
+    }
+}
+
+/// Synthesizes the task of one function.
+pub fn synthesize(
+    f: &Function,
+    class: &str,
+    refs: &[&Reference],
+    opts: &Options,
+    batches: &mut Batches<'_>,
+) -> Result<Synthesized, String> {
+    let t0 = Instant::now();
+    let mut task = rejected(f, class, opts, String::new()).task;
+    task.reason = None;
+    let reject = |mut task: FunctionTask, reason: String| {
+        task.reason = Some(reason);
+        task.seconds = t0.elapsed().as_secs_f64();
+        task.task_id = content_id(&[
+            task.function_id.as_bytes(),
+            task.prompt.as_bytes(),
+            task.canonical_solution.as_bytes(),
+        ]);
+        Ok(Synthesized {
+            task,
+            cases: Vec::new(),
+        })
+    };
+    let standalone = match task::standalone_source(f) {
+        Ok(s) => s,
+        Err(why) => return reject(task, why),
+    };
+    let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let Some(analysis) = usage::analyze(&standalone, &names) else {
+        return reject(task, "parse: the function does not parse on its own".into());
+    };
+    let imports = task::imports(refs);
+    let (text, offset) = task::canonical(&imports, &standalone);
+    task.canonical_solution.clone_from(&text);
+    task.entry_point.clone_from(&analysis.name);
+    if f.params
+        .iter()
+        .all(|p| matches!(ParamKind::parse(&p.kind), ParamKind::VarKeyword))
+        && f.params.is_empty()
+    {
+        return reject(task, "no_parameters: nothing to vary".into());
+    }
+    let params = param_specs(f, &analysis);
+    let pool = Pool::from_constants(&analysis.constants);
+    let seed_hex = schemas::id::sha256_hex(f.function_id.as_bytes());
+    let mut seed = [0u8; 32];
+    for (i, b) in seed.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&seed_hex[2 * i..2 * i + 2], 16).unwrap_or(0);
+    }
+
+    // The search.
+    let original = Original {
+        batch: &mut batches.primary,
+        text: &text,
+        function: &analysis.name,
+        error: None,
+        slowest: 0.0,
+    };
+    let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original);
+    let (found, original) = search.run_all(seed);
+    let slowest = original.slowest;
+    if let Some(e) = original.error {
+        return Err(e);
+    }
+    task.calls = found.calls as i32;
+    task.search_seconds = found.seconds;
+    task.stop = found.stop.as_str().to_string();
+    task.arcs_total = found.total.len() as i32;
+    let branches = branch_arcs(&found.total);
+    task.branches_total = branches.len() as i32;
+
+    if found.total.is_empty() {
+        let why = summarize(&found.discarded);
+        return reject(
+            task,
+            format!("load_error: the function could not be called ({why})"),
+        );
+    }
+    let chosen = select(&found, opts.max_cases, opts.budget.edge_cases);
+    let cases: Vec<&Case> = chosen.iter().map(|&i| &found.cases[i]).collect();
+    if cases.is_empty() {
+        let why = summarize(&found.discarded);
+        return reject(
+            task,
+            format!("no_usable_input: no input gave a result ({why})"),
+        );
+    }
+
+    // Mutation score. A mutant the cases do not tell apart is tried against other inputs
+    // the search ran (its reservoir); one that kills it joins the cases, so each case either
+    // covers an arc or kills a mutant.
+    let mut cases: Vec<Case> = cases.into_iter().cloned().collect();
+    if opts.mutants > 0 {
+        let mutant_opts = mutants::Options {
+            max: Some(opts.mutants),
+            operators: Vec::new(),
+            span: Some((offset, text.len())),
+        };
+        match mutants::mutants(&text, &mutant_opts) {
+            Ok(ms) => {
+                let mut killed = 0;
+                for m in &ms {
+                    let triples = triples_of(&cases);
+                    if exec::kills(
+                        &mut batches.primary,
+                        &m.source,
+                        &analysis.name,
+                        &triples,
+                        &opts.limits,
+                        slowest,
+                    )?
+                    .is_some()
+                    {
+                        killed += 1;
+                        continue;
+                    }
+                    if cases.len() >= opts.max_cases {
+                        continue;
+                    }
+                    let others: Vec<&Case> = found
+                        .reservoir
+                        .iter()
+                        .filter(|r| {
+                            !cases
+                                .iter()
+                                .any(|c| c.args == r.args && c.kwargs == r.kwargs)
+                        })
+                        .take(MUTANT_TRIES)
+                        .collect();
+                    let triples: Vec<(String, String, CallResult)> = others
+                        .iter()
+                        .map(|c| (c.args.clone(), c.kwargs.clone(), c.result.clone()))
+                        .collect();
+                    if let Some(i) = exec::kills(
+                        &mut batches.primary,
+                        &m.source,
+                        &analysis.name,
+                        &triples,
+                        &opts.limits,
+                        slowest,
+                    )? {
+                        killed += 1;
+                        cases.push(others[i].clone());
+                    }
+                }
+                task.mutants_total = ms.len() as i32;
+                task.mutants_killed = killed;
+                if !ms.is_empty() {
+                    task.mutation_score = Some(f64::from(killed) / ms.len() as f64);
+                }
+            }
+            Err(e) => tracing::warn!(function = %f.qualname, error = %e, "no mutants"),
+        }
+    }
+
+    // Determinism: each case again, in a fresh process of a worker with another hash seed.
+    let triples = triples_of(&cases);
+    let same = exec::recheck(&mut batches.recheck, &text, &analysis.name, &triples)?;
+    let differing = same.iter().filter(|s| !**s).count();
+    if differing > 0 {
+        let first = cases
+            .iter()
+            .zip(&same)
+            .find(|(_, s)| !**s)
+            .map(|(c, _)| c.input.call_text(&analysis.name, &params))
+            .unwrap_or_default();
+        let n = cases.len();
+        return reject(
+            task,
+            format!("nondeterministic: {differing} of {n} cases behaved otherwise in a fresh process with another hash seed (first: {first})"),
+        );
+    }
+    let covered: BTreeSet<Arc> = cases
+        .iter()
+        .flat_map(|c| c.arcs.iter().copied())
+        .filter(|a| found.total.contains(a))
+        .collect();
+    task.arcs_covered = covered.len() as i32;
+    task.branches_covered = branches.intersection(&covered).count() as i32;
+    task.cases = cases.len() as i32;
+    task.edge_cases = cases.iter().filter(|c| c.is_edge).count() as i32;
+
+    // The prompt.
+    match analysis.docstring_end {
+        Some(end) => task.prompt = task::docstring_prompt(&text, offset, end),
+        None => {
+            task.prompt_kind = "synthesized".into();
+            let mut examples: Vec<&Case> = cases
+                .iter()
+                .filter(|c| matches!(c.result, CallResult::Returned { .. }))
+                .collect();
+            examples.extend(
+                cases
+                    .iter()
+                    .filter(|c| matches!(c.result, CallResult::Raised { .. })),
+            );
+            let examples: Vec<(String, String)> = examples
+                .iter()
+                .take(3)
+                .map(|c| {
+                    (
+                        c.input.call_text(&analysis.name, &params),
+                        expected_text(&c.result),
+                    )
+                })
+                .collect();
+            task.prompt = task::synthesized_prompt(&text, offset, analysis.body_start, &examples);
+        }
+    }
+    task.task_id = content_id(&[
+        task.function_id.as_bytes(),
+        task.prompt.as_bytes(),
+        task.canonical_solution.as_bytes(),
+    ]);
+
+    // The gates.
+    let ratio = if found.total.is_empty() {
+        1.0
+    } else {
+        covered.len() as f64 / found.total.len() as f64
+    };
+    let mut reasons = Vec::new();
+    if ratio + 1e-12 < opts.min_coverage {
+        let missed: Vec<String> = found
+            .total
+            .difference(&covered)
+            .take(6)
+            .map(|(a, b)| format!("{a}->{b}"))
+            .collect();
+        reasons.push(format!(
+            "coverage: {}/{} arcs after {} calls (stopped: {}, missed {})",
+            covered.len(),
+            found.total.len(),
+            found.calls,
+            found.stop.as_str(),
+            missed.join(" ")
+        ));
+    }
+    if let Some(ms) = task.mutation_score {
+        if ms + 1e-12 < opts.min_mutation_score {
+            reasons.push(format!(
+                "mutation_score: {ms:.2} is under {:.2}",
+                opts.min_mutation_score
+            ));
+        }
+    }
+    if reasons.is_empty() {
+        task.status = "ok".into();
+    } else {
+        task.reason = Some(reasons.join("; "));
+    }
+    task.seconds = t0.elapsed().as_secs_f64();
+    let rows = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (repr, json, exc) = match &c.result {
+                CallResult::Returned { value, repr } => {
+                    (Some(repr.clone()), serde_json::to_string(value).ok(), None)
+                }
+                CallResult::Raised { type_name, .. } => (None, None, Some(type_name.clone())),
+                CallResult::Failed { .. } => (None, None, None),
+            };
+            TestCase {
+                case_id: content_id(&[
+                    task.task_id.as_bytes(),
+                    c.args.as_bytes(),
+                    c.kwargs.as_bytes(),
+                ]),
+                task_id: task.task_id.clone(),
+                ordinal: i as i32,
+                args: c.args.clone(),
+                kwargs: c.kwargs.clone(),
+                expected_repr: repr,
+                expected_json: json,
+                expected_exception: exc,
+                is_edge: c.is_edge,
+                arcs: c.arcs.iter().filter(|a| found.total.contains(a)).count() as i32,
+            }
+        })
+        .collect();
+    Ok(Synthesized { task, cases: rows })
+}

@@ -1,0 +1,546 @@
+//! The type of a parameter as far as input generation cares ([`Ty`]), read from an
+//! annotation's text ([`parse_annotation`]), from a docstring's words ([`from_doc_words`])
+//! or from a default value ([`of_value`]).
+
+use crate::pyval::PyVal;
+
+/// The shape of text a function parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    Json,
+    Number,
+    Date,
+}
+
+/// What to generate for one parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    /// Nothing known: a mixture of the common builtin types.
+    Any,
+    NoneT,
+    Bool,
+    Int,
+    Float,
+    Str,
+    /// Text of a shape the body parses (`json.loads(x)`, `int(x)`, `strptime(x, ...)`).
+    Text(Shape),
+    Bytes,
+    List(Box<Ty>),
+    /// Any iterable (`Iterable[int]`): lists, tuples and one-shot iterators.
+    Iterable(Box<Ty>),
+    /// A tuple of fixed shape (`tuple[int, str]`).
+    Tuple(Vec<Ty>),
+    /// A tuple of any length (`tuple[int, ...]`).
+    TupleOf(Box<Ty>),
+    Dict(Box<Ty>, Box<Ty>),
+    Set(Box<Ty>),
+    FrozenSet(Box<Ty>),
+    Union(Vec<Ty>),
+    Literal(Vec<PyVal>),
+    /// A callable: a builtin function passed by name.
+    Callable,
+    /// A type no literal can stand for (a class of the repository, `re.Pattern`, ...).
+    Unsupported(String),
+}
+
+impl Ty {
+    /// `T | None`.
+    pub fn optional(t: Ty) -> Ty {
+        Ty::Union(vec![t, Ty::NoneT]).flatten()
+    }
+
+    /// Unions flattened, duplicates removed, a one-member union unwrapped.
+    #[must_use]
+    pub fn flatten(self) -> Ty {
+        match self {
+            Ty::Union(members) => {
+                let mut out: Vec<Ty> = Vec::new();
+                for m in members {
+                    match m.flatten() {
+                        Ty::Union(inner) => {
+                            for i in inner {
+                                if !out.contains(&i) {
+                                    out.push(i);
+                                }
+                            }
+                        }
+                        other => {
+                            if !out.contains(&other) {
+                                out.push(other);
+                            }
+                        }
+                    }
+                }
+                if out.contains(&Ty::Any) {
+                    return Ty::Any;
+                }
+                if out.len() == 1 {
+                    out.pop().unwrap_or(Ty::Any)
+                } else {
+                    Ty::Union(out)
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether a value of this type can be generated at all.
+    pub fn generatable(&self) -> bool {
+        match self {
+            Ty::Unsupported(_) => false,
+            Ty::List(t) | Ty::Iterable(t) | Ty::TupleOf(t) | Ty::Set(t) | Ty::FrozenSet(t) => {
+                t.generatable()
+            }
+            Ty::Tuple(ts) => ts.iter().all(Ty::generatable),
+            Ty::Dict(k, v) => k.generatable() && v.generatable(),
+            // A union is generatable when one member is; the others are dropped.
+            Ty::Union(ts) => ts.iter().any(Ty::generatable),
+            _ => true,
+        }
+    }
+
+    /// The type with ungeneratable union members removed.
+    #[must_use]
+    pub fn prune(self) -> Ty {
+        match self {
+            Ty::Union(ts) => Ty::Union(
+                ts.into_iter()
+                    .filter(Ty::generatable)
+                    .map(Ty::prune)
+                    .collect(),
+            )
+            .flatten(),
+            Ty::List(t) => Ty::List(Box::new(t.prune())),
+            Ty::Iterable(t) => Ty::Iterable(Box::new(t.prune())),
+            Ty::TupleOf(t) => Ty::TupleOf(Box::new(t.prune())),
+            Ty::Set(t) => Ty::Set(Box::new(t.prune())),
+            Ty::FrozenSet(t) => Ty::FrozenSet(Box::new(t.prune())),
+            Ty::Tuple(ts) => Ty::Tuple(ts.into_iter().map(Ty::prune).collect()),
+            Ty::Dict(k, v) => Ty::Dict(Box::new(k.prune()), Box::new(v.prune())),
+            other => other,
+        }
+    }
+}
+
+/// The type of a value (a default, a constant the function compares with).
+pub fn of_value(v: &PyVal) -> Ty {
+    fn elem(items: &[PyVal]) -> Ty {
+        items.first().map_or(Ty::Any, of_value)
+    }
+    match v {
+        PyVal::None => Ty::NoneT,
+        PyVal::Bool(_) => Ty::Bool,
+        PyVal::Int(_) => Ty::Int,
+        PyVal::Float(_) => Ty::Float,
+        PyVal::Str(_) => Ty::Str,
+        PyVal::Bytes(_) => Ty::Bytes,
+        PyVal::List(v) => Ty::List(Box::new(elem(v))),
+        PyVal::Iter(v) => Ty::Iterable(Box::new(elem(v))),
+        PyVal::Tuple(v) if v.is_empty() => Ty::TupleOf(Box::new(Ty::Any)),
+        PyVal::Tuple(v) => Ty::Tuple(v.iter().map(of_value).collect()),
+        PyVal::Set(v) => Ty::Set(Box::new(elem(v))),
+        PyVal::FrozenSet(v) => Ty::FrozenSet(Box::new(elem(v))),
+        PyVal::Dict(kv) => kv.first().map_or_else(
+            || Ty::Dict(Box::new(Ty::Str), Box::new(Ty::Any)),
+            |(k, v)| Ty::Dict(Box::new(of_value(k)), Box::new(of_value(v))),
+        ),
+        PyVal::Callable(_) => Ty::Callable,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Name(String),
+    Str(String),
+    Num(String),
+    Open,
+    Close,
+    Comma,
+    Pipe,
+    Ellipsis,
+    Minus,
+}
+
+fn tokenize(text: &str) -> Option<Vec<Tok>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' | '\n' | '\r' | '\\' => i += 1,
+            '[' | '(' => {
+                out.push(Tok::Open);
+                i += 1;
+            }
+            ']' | ')' => {
+                out.push(Tok::Close);
+                i += 1;
+            }
+            ',' => {
+                out.push(Tok::Comma);
+                i += 1;
+            }
+            '|' => {
+                out.push(Tok::Pipe);
+                i += 1;
+            }
+            '-' => {
+                out.push(Tok::Minus);
+                i += 1;
+            }
+            '.' if chars.get(i + 1) == Some(&'.') && chars.get(i + 2) == Some(&'.') => {
+                out.push(Tok::Ellipsis);
+                i += 3;
+            }
+            '"' | '\'' => {
+                let q = c;
+                let mut s = String::new();
+                i += 1;
+                while i < chars.len() && chars[i] != q {
+                    if chars[i] == '\\' && i + 1 < chars.len() {
+                        i += 1;
+                    }
+                    s.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+                out.push(Tok::Str(s));
+            }
+            c if c.is_ascii_digit() => {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                    i += 1;
+                }
+                out.push(Tok::Num(chars[start..i].iter().collect()));
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let start = i;
+                while i < chars.len()
+                    && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '.')
+                {
+                    i += 1;
+                }
+                out.push(Tok::Name(chars[start..i].iter().collect()));
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+
+    fn union(&mut self) -> Option<Ty> {
+        let mut members = vec![self.primary()?];
+        while self.peek() == Some(&Tok::Pipe) {
+            self.pos += 1;
+            members.push(self.primary()?);
+        }
+        Some(Ty::Union(members).flatten())
+    }
+
+    /// `[a, b, ...]` after a name: the argument list.
+    fn args(&mut self) -> Option<Vec<Ty>> {
+        let mut out = Vec::new();
+        if self.peek() != Some(&Tok::Open) {
+            return Some(out);
+        }
+        self.pos += 1;
+        loop {
+            match self.peek() {
+                Some(Tok::Close) => {
+                    self.pos += 1;
+                    return Some(out);
+                }
+                Some(Tok::Comma) => self.pos += 1,
+                Some(Tok::Ellipsis) => {
+                    self.pos += 1;
+                    out.push(Ty::Unsupported("...".into()));
+                }
+                Some(Tok::Open) => {
+                    // Callable's parameter list `[int, str]`: parsed and dropped.
+                    self.pos += 1;
+                    let mut inner = Vec::new();
+                    while !matches!(self.peek(), Some(Tok::Close) | None) {
+                        if self.peek() == Some(&Tok::Comma) {
+                            self.pos += 1;
+                            continue;
+                        }
+                        inner.push(self.union()?);
+                    }
+                    self.pos += 1;
+                    out.push(Ty::Tuple(inner));
+                }
+                None => return None,
+                _ => out.push(self.union()?),
+            }
+        }
+    }
+
+    /// The values of `Literal[...]`.
+    fn literal_args(&mut self) -> Option<Vec<PyVal>> {
+        if self.next()? != Tok::Open {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut negative = false;
+        loop {
+            match self.next()? {
+                Tok::Close => return Some(out),
+                Tok::Comma => {}
+                Tok::Minus => negative = true,
+                Tok::Str(s) => out.push(PyVal::Str(s)),
+                Tok::Num(n) => {
+                    let v = if let Ok(i) = n.parse::<i128>() {
+                        PyVal::Int(if negative { -i } else { i })
+                    } else {
+                        let f: f64 = n.parse().ok()?;
+                        PyVal::Float(if negative { -f } else { f })
+                    };
+                    negative = false;
+                    out.push(v);
+                }
+                Tok::Name(n) => out.push(match n.as_str() {
+                    "None" => PyVal::None,
+                    "True" => PyVal::Bool(true),
+                    "False" => PyVal::Bool(false),
+                    _ => return None,
+                }),
+                _ => return None,
+            }
+        }
+    }
+
+    fn primary(&mut self) -> Option<Ty> {
+        self.depth += 1;
+        if self.depth > 40 {
+            return None;
+        }
+        let t = match self.next()? {
+            Tok::Str(inner) => parse_annotation(&inner),
+            Tok::Num(_) | Tok::Minus | Tok::Ellipsis => Ty::Unsupported("value".into()),
+            Tok::Name(name) => {
+                let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+                if short == "Literal" {
+                    let vals = self.literal_args()?;
+                    self.depth -= 1;
+                    return Some(Ty::Literal(vals));
+                }
+                let args = self.args()?;
+                named(&short, args)
+            }
+            _ => return None,
+        };
+        self.depth -= 1;
+        Some(t)
+    }
+}
+
+fn arg(args: &[Ty], i: usize) -> Box<Ty> {
+    Box::new(match args.get(i) {
+        Some(Ty::Unsupported(s)) if s == "..." => Ty::Any,
+        Some(t) => t.clone(),
+        None => Ty::Any,
+    })
+}
+
+/// A type name (its last dotted part) with its arguments.
+fn named(name: &str, args: Vec<Ty>) -> Ty {
+    match name {
+        "int" | "SupportsInt" | "SupportsIndex" | "Integral" => Ty::Int,
+        "float" | "SupportsFloat" | "Real" | "Number" => Ty::Union(vec![Ty::Float, Ty::Int]),
+        "str" | "Text" | "AnyStr" | "LiteralString" => Ty::Str,
+        "bytes" | "ByteString" => Ty::Bytes,
+        "bool" => Ty::Bool,
+        "None" | "NoneType" => Ty::NoneT,
+        "Any" | "object" => Ty::Any,
+        "Hashable" => Ty::Union(vec![Ty::Int, Ty::Str]),
+        "Sized" => Ty::Union(vec![Ty::List(Box::new(Ty::Any)), Ty::Str]),
+        "list" | "List" | "Sequence" | "MutableSequence" | "Collection" | "Reversible"
+        | "Container" => Ty::List(arg(&args, 0)),
+        "Iterable" | "Iterator" | "Generator" => Ty::Iterable(arg(&args, 0)),
+        "tuple" | "Tuple" => {
+            if args.len() == 2 && matches!(&args[1], Ty::Unsupported(s) if s == "...") {
+                Ty::TupleOf(arg(&args, 0))
+            } else if args.is_empty() {
+                Ty::TupleOf(Box::new(Ty::Any))
+            } else {
+                Ty::Tuple(args)
+            }
+        }
+        "dict" | "Dict" | "Mapping" | "MutableMapping" | "OrderedDict" => {
+            Ty::Dict(arg(&args, 0), arg(&args, 1))
+        }
+        "set" | "Set" | "AbstractSet" | "MutableSet" => Ty::Set(arg(&args, 0)),
+        "frozenset" | "FrozenSet" => Ty::FrozenSet(arg(&args, 0)),
+        "Optional" => Ty::optional(*arg(&args, 0)),
+        "Union" => Ty::Union(args).flatten(),
+        "Callable" => Ty::Callable,
+        "Annotated" | "Final" | "ClassVar" | "Required" | "NotRequired" => *arg(&args, 0),
+        // Type variables (`T`, `KT`) and `TypeVar`-like names stand for anything.
+        n if n.len() <= 2 && n.chars().all(|c| c.is_ascii_uppercase()) => Ty::Any,
+        other => Ty::Unsupported(other.to_string()),
+    }
+}
+
+/// The type an annotation's source text names; [`Ty::Unsupported`] for what no literal
+/// can stand for, [`Ty::Any`] when the text is not a type expression at all.
+pub fn parse_annotation(text: &str) -> Ty {
+    let Some(toks) = tokenize(text) else {
+        return Ty::Any;
+    };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
+    match p.union() {
+        Some(t) if p.pos == p.toks.len() => t,
+        _ => Ty::Any,
+    }
+}
+
+/// The type named by a docstring's type words (`int`, `list of str`, `str or None`,
+/// `iterable`, `callable`, `dict`); `None` when the words name no type this knows.
+pub fn from_doc_words(words: &str) -> Option<Ty> {
+    let lower = words.trim().trim_end_matches(['.', ',']).to_lowercase();
+    if lower.is_empty() {
+        return None;
+    }
+    // `str or None`, `int, optional`, `list | tuple`.
+    let mut optional = false;
+    let mut members = Vec::new();
+    for part in lower
+        .split(" or ")
+        .flat_map(|p| p.split('|'))
+        .flat_map(|p| p.split(','))
+    {
+        let part = part.trim();
+        if part == "optional" {
+            optional = true;
+            continue;
+        }
+        if part == "none" {
+            members.push(Ty::NoneT);
+            continue;
+        }
+        if part.is_empty() {
+            continue;
+        }
+        members.push(doc_word(part)?);
+    }
+    if members.is_empty() {
+        return None;
+    }
+    let t = Ty::Union(members).flatten();
+    Some(if optional { Ty::optional(t) } else { t })
+}
+
+fn doc_word(part: &str) -> Option<Ty> {
+    // `list of str`, `list[int]`, `sequence of ints`.
+    if let Some((outer, inner)) = part.split_once(" of ") {
+        let inner_ty = doc_word(inner.trim_end_matches('s')).unwrap_or(Ty::Any);
+        return Some(match doc_word(outer)? {
+            Ty::List(_) => Ty::List(Box::new(inner_ty)),
+            Ty::Iterable(_) => Ty::Iterable(Box::new(inner_ty)),
+            Ty::TupleOf(_) => Ty::TupleOf(Box::new(inner_ty)),
+            Ty::Set(_) => Ty::Set(Box::new(inner_ty)),
+            Ty::Dict(k, _) => Ty::Dict(k, Box::new(inner_ty)),
+            other => other,
+        });
+    }
+    if part.contains('[') {
+        return match parse_annotation(part) {
+            Ty::Unsupported(_) | Ty::Any => None,
+            t => Some(t),
+        };
+    }
+    let word = part.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+    Some(match word {
+        "int" | "integer" | "ints" | "integers" => Ty::Int,
+        "float" | "floats" | "number" | "numbers" | "real" | "numeric" => {
+            Ty::Union(vec![Ty::Float, Ty::Int])
+        }
+        "str" | "string" | "strings" | "text" | "unicode" => Ty::Str,
+        "bytes" => Ty::Bytes,
+        "bool" | "boolean" => Ty::Bool,
+        "list" | "lists" | "sequence" | "array" | "collection" => Ty::List(Box::new(Ty::Any)),
+        "iterable" | "iterables" | "iterator" => Ty::Iterable(Box::new(Ty::Any)),
+        "tuple" | "tuples" => Ty::TupleOf(Box::new(Ty::Any)),
+        "dict" | "dictionary" | "mapping" | "map" => Ty::Dict(Box::new(Ty::Str), Box::new(Ty::Any)),
+        "set" | "sets" => Ty::Set(Box::new(Ty::Any)),
+        "frozenset" => Ty::FrozenSet(Box::new(Ty::Any)),
+        "callable" | "function" | "func" => Ty::Callable,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations() {
+        assert_eq!(parse_annotation("int"), Ty::Int);
+        assert_eq!(
+            parse_annotation("Optional[List[str]]"),
+            Ty::Union(vec![Ty::List(Box::new(Ty::Str)), Ty::NoneT])
+        );
+        assert_eq!(
+            parse_annotation("list[int] | None"),
+            Ty::Union(vec![Ty::List(Box::new(Ty::Int)), Ty::NoneT])
+        );
+        assert_eq!(
+            parse_annotation("typing.Tuple[int, ...]"),
+            Ty::TupleOf(Box::new(Ty::Int))
+        );
+        assert_eq!(
+            parse_annotation("Dict[str, 'Tuple[int, str]']"),
+            Ty::Dict(
+                Box::new(Ty::Str),
+                Box::new(Ty::Tuple(vec![Ty::Int, Ty::Str]))
+            )
+        );
+        assert_eq!(
+            parse_annotation("Literal['a', -1, None]"),
+            Ty::Literal(vec![PyVal::Str("a".into()), PyVal::Int(-1), PyVal::None])
+        );
+        assert_eq!(parse_annotation("Callable[[int, str], bool]"), Ty::Callable);
+        assert_eq!(
+            parse_annotation("re.Pattern"),
+            Ty::Unsupported("Pattern".into())
+        );
+        assert_eq!(parse_annotation("T"), Ty::Any);
+        assert_eq!(parse_annotation("what is this?"), Ty::Any);
+    }
+
+    #[test]
+    fn doc_words() {
+        assert_eq!(from_doc_words("int"), Some(Ty::Int));
+        assert_eq!(
+            from_doc_words("list of str"),
+            Some(Ty::List(Box::new(Ty::Str)))
+        );
+        assert_eq!(
+            from_doc_words("str, optional"),
+            Some(Ty::Union(vec![Ty::Str, Ty::NoneT]))
+        );
+        assert_eq!(from_doc_words("a widget"), None);
+    }
+}

@@ -1,0 +1,695 @@
+//! What a function's body says about its parameters and the values that matter to it: how
+//! each parameter is used (`len(x)`, `x + 1`, `x.split()`, `x[i]`, iteration, calls,
+//! comparisons, `isinstance`), the constants the body holds (numbers, strings it compares
+//! with or searches for, dictionary keys, slice bounds), the exceptions it raises itself,
+//! and where its header and docstring end (for the prompt).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tree_sitter::Node;
+
+use crate::literal::{python_parser, value_of};
+use crate::pyval::PyVal;
+use crate::types::{Shape, Ty};
+
+/// A base kind a use of a parameter points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Int,
+    Float,
+    Str,
+    Bytes,
+    Bool,
+    List,
+    Tuple,
+    Dict,
+    Set,
+    Callable,
+}
+
+impl Kind {
+    pub fn ty(self) -> Ty {
+        let any = || Box::new(Ty::Any);
+        match self {
+            Kind::Int => Ty::Int,
+            Kind::Float => Ty::Float,
+            Kind::Str => Ty::Str,
+            Kind::Bytes => Ty::Bytes,
+            Kind::Bool => Ty::Bool,
+            Kind::List => Ty::List(any()),
+            Kind::Tuple => Ty::TupleOf(any()),
+            Kind::Dict => Ty::Dict(Box::new(Ty::Str), any()),
+            Kind::Set => Ty::Set(any()),
+            Kind::Callable => Ty::Callable,
+        }
+    }
+}
+
+/// How one parameter is used.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evidence {
+    /// Votes per kind (a telling method call counts more than `len(x)`).
+    pub votes: BTreeMap<Kind, u32>,
+    /// Kinds it is checked against with `isinstance`: every one should be generated.
+    pub isinstance: BTreeSet<Kind>,
+    /// Compared with `None`.
+    pub none_checked: bool,
+    /// Text it is parsed as, when some call parses it.
+    pub shape: Option<Shape>,
+}
+
+impl Evidence {
+    fn vote(&mut self, k: Kind, n: u32) {
+        *self.votes.entry(k).or_default() += n;
+    }
+
+    /// The type the uses point to, `None` when they say nothing.
+    pub fn ty(&self) -> Option<Ty> {
+        let mut members: Vec<Ty> = Vec::new();
+        if let Some(&best) = self.votes.values().max() {
+            for (k, &n) in &self.votes {
+                if n * 2 > best {
+                    members.push(k.ty());
+                }
+            }
+        }
+        for k in &self.isinstance {
+            let t = k.ty();
+            if !members.contains(&t) {
+                members.push(t);
+            }
+        }
+        if members.is_empty() {
+            return None;
+        }
+        if self.none_checked {
+            members.push(Ty::NoneT);
+        }
+        Some(self.shaped(Ty::Union(members).flatten()))
+    }
+
+    /// `str` made the shape of text the body parses, when it parses one.
+    pub fn shaped(&self, t: Ty) -> Ty {
+        let Some(shape) = self.shape else { return t };
+        match t {
+            Ty::Str => Ty::Text(shape),
+            Ty::Union(ms) => Ty::Union(
+                ms.into_iter()
+                    .map(|m| if m == Ty::Str { Ty::Text(shape) } else { m })
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+}
+
+/// Constants found in the body (docstring excluded), in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Constants {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strs: Vec<String>,
+    pub bytes: Vec<Vec<u8>>,
+}
+
+impl Constants {
+    fn add(&mut self, v: PyVal) {
+        match v {
+            PyVal::Int(i) if !self.ints.contains(&i) => self.ints.push(i),
+            PyVal::Float(f) if !self.floats.iter().any(|g| g.to_bits() == f.to_bits()) => {
+                self.floats.push(f);
+            }
+            PyVal::Str(s) if !self.strs.contains(&s) && s.chars().count() <= 64 => {
+                self.strs.push(s);
+            }
+            PyVal::Bytes(b) if !self.bytes.contains(&b) && b.len() <= 64 => self.bytes.push(b),
+            _ => {}
+        }
+    }
+}
+
+/// What the analysis of one function found.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// The function's name.
+    pub name: String,
+    /// Per parameter name.
+    pub evidence: BTreeMap<String, Evidence>,
+    pub constants: Constants,
+    /// Exception types the function raises itself (`raise ValueError(...)`).
+    pub raises: BTreeSet<String>,
+    /// Byte offset where the body starts (after the header's `:`).
+    pub body_start: usize,
+    /// Byte offset just past the docstring statement, when there is one.
+    pub docstring_end: Option<usize>,
+    /// Byte offset of the `def` (after decorators).
+    pub def_start: usize,
+}
+
+const STR_METHODS: &[&str] = &[
+    "split",
+    "rsplit",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lower",
+    "upper",
+    "startswith",
+    "endswith",
+    "replace",
+    "join",
+    "format",
+    "isdigit",
+    "isalpha",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "title",
+    "capitalize",
+    "casefold",
+    "splitlines",
+    "partition",
+    "rpartition",
+    "encode",
+    "zfill",
+    "center",
+    "ljust",
+    "rjust",
+    "expandtabs",
+    "isidentifier",
+    "isnumeric",
+    "isdecimal",
+    "swapcase",
+    "removeprefix",
+    "removesuffix",
+    "find",
+    "rfind",
+    "rindex",
+];
+const LIST_METHODS: &[&str] = &[
+    "append", "extend", "insert", "sort", "reverse", "remove", "pop",
+];
+const DICT_METHODS: &[&str] = &[
+    "items",
+    "keys",
+    "values",
+    "get",
+    "setdefault",
+    "update",
+    "popitem",
+];
+const SET_METHODS: &[&str] = &[
+    "add",
+    "discard",
+    "union",
+    "intersection",
+    "difference",
+    "issubset",
+    "issuperset",
+    "symmetric_difference",
+    "isdisjoint",
+];
+const ITERATING_CALLS: &[&str] = &[
+    "sorted",
+    "list",
+    "set",
+    "tuple",
+    "zip",
+    "enumerate",
+    "sum",
+    "max",
+    "min",
+    "map",
+    "filter",
+    "any",
+    "all",
+    "iter",
+    "reversed",
+    "frozenset",
+    "dict",
+    "next",
+];
+
+/// Analyzes a function's text (dedented so it parses alone); `None` when it does not parse
+/// or holds no function.
+pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
+    let tree = python_parser().parse(source, None)?;
+    let root = tree.root_node();
+    let func = find_function(root)?;
+    let body = func.child_by_field_name("body")?;
+    let mut a = Analysis {
+        name: func
+            .child_by_field_name("name")?
+            .utf8_text(source.as_bytes())
+            .ok()?
+            .to_string(),
+        body_start: body.start_byte(),
+        def_start: func.start_byte(),
+        ..Analysis::default()
+    };
+    // The `:` ending the header: the body node starts after it (and after a comment).
+    let mut cursor = func.walk();
+    for c in func.children(&mut cursor) {
+        if c.kind() == ":" {
+            a.body_start = c.end_byte();
+        }
+    }
+    let docstring = body.named_child(0).filter(|s| {
+        s.kind() == "expression_statement" && s.named_child(0).is_some_and(|e| e.kind() == "string")
+    });
+    a.docstring_end = docstring.map(|d| d.end_byte());
+    let names: BTreeSet<&str> = params.iter().map(String::as_str).collect();
+    for p in params {
+        a.evidence.insert(p.clone(), Evidence::default());
+    }
+    let mut ctx = Walk {
+        src: source,
+        params: &names,
+        docstring: docstring.map(|d| d.id()),
+        a: &mut a,
+    };
+    ctx.walk(body);
+    // Defaults in the header and annotations are not constants of the body.
+    Some(a)
+}
+
+fn find_function(node: Node<'_>) -> Option<Node<'_>> {
+    if node.kind() == "function_definition" {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    children.into_iter().find_map(find_function)
+}
+
+struct Walk<'s, 'a> {
+    src: &'s str,
+    params: &'s BTreeSet<&'s str>,
+    docstring: Option<usize>,
+    a: &'a mut Analysis,
+}
+
+impl Walk<'_, '_> {
+    fn text(&self, n: Node<'_>) -> &str {
+        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    /// The parameter a node is, when it is a bare parameter name.
+    fn param(&self, n: Node<'_>) -> Option<String> {
+        let n = strip_parens(n);
+        if n.kind() == "identifier" && self.params.contains(self.text(n)) {
+            Some(self.text(n).to_string())
+        } else {
+            None
+        }
+    }
+
+    fn ev(&mut self, p: &str) -> &mut Evidence {
+        self.a.evidence.entry(p.to_string()).or_default()
+    }
+
+    fn walk(&mut self, node: Node<'_>) {
+        if Some(node.id()) == self.docstring {
+            return;
+        }
+        match node.kind() {
+            // A nested function or class is the body's business too (its constants count),
+            // but its own parameters shadow ours; good enough to walk it.
+            "integer" | "float" | "string" | "concatenated_string" => {
+                if let Some(v) = value_of(node, self.src) {
+                    self.a.constants.add(v);
+                }
+                if node.kind() != "concatenated_string" {
+                    return;
+                }
+            }
+            "unary_operator" => {
+                if let Some(v) = value_of(node, self.src) {
+                    self.a.constants.add(v);
+                    return;
+                }
+            }
+            "call" => self.call(node),
+            "attribute" => self.attribute(node),
+            "subscript" => self.subscript(node),
+            "binary_operator" | "augmented_assignment" => self.arithmetic(node),
+            "comparison_operator" => self.comparison(node),
+            "for_statement" | "for_in_clause" => {
+                if let Some(p) = node
+                    .child_by_field_name("right")
+                    .and_then(|r| self.param(r))
+                {
+                    self.ev(&p).vote(Kind::List, 2);
+                }
+            }
+            "raise_statement" => {
+                if let Some(e) = node.named_child(0) {
+                    let callee = if e.kind() == "call" {
+                        e.child_by_field_name("function").unwrap_or(e)
+                    } else {
+                        e
+                    };
+                    let name = self.text(callee);
+                    let short = name.rsplit('.').next().unwrap_or(name).to_string();
+                    if !short.is_empty() {
+                        self.a.raises.insert(short);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for c in children {
+            self.walk(c);
+        }
+    }
+
+    fn call(&mut self, node: Node<'_>) {
+        let Some(f) = node.child_by_field_name("function") else {
+            return;
+        };
+        if let Some(p) = self.param(f) {
+            self.ev(&p).vote(Kind::Callable, 6);
+            return;
+        }
+        let fname = self.text(f).to_string();
+        let args: Vec<Node<'_>> = node
+            .child_by_field_name("arguments")
+            .map(|a| {
+                let mut c = a.walk();
+                a.named_children(&mut c).collect()
+            })
+            .unwrap_or_default();
+        let first_param = args.first().and_then(|a| self.param(*a));
+        if let Some(p) = &first_param {
+            let shape = if fname == "loads" || fname.ends_with("json.loads") {
+                Some(Shape::Json)
+            } else if fname.ends_with("fromisoformat") || fname.ends_with("strptime") {
+                Some(Shape::Date)
+            } else if matches!(
+                fname.as_str(),
+                "int" | "float" | "Decimal" | "Fraction" | "decimal.Decimal"
+            ) {
+                Some(Shape::Number)
+            } else {
+                None
+            };
+            if let Some(shape) = shape {
+                let e = self.ev(p);
+                e.shape = Some(shape);
+                e.vote(Kind::Str, 2);
+            }
+        }
+        match fname.as_str() {
+            "len" => {
+                if let Some(p) = first_param {
+                    let e = self.ev(&p);
+                    e.vote(Kind::List, 1);
+                    e.vote(Kind::Str, 1);
+                }
+            }
+            "range" => {
+                for a in &args {
+                    if let Some(p) = self.param(*a) {
+                        self.ev(&p).vote(Kind::Int, 3);
+                    }
+                }
+            }
+            "int" | "float" => {
+                if let Some(p) = first_param {
+                    let e = self.ev(&p);
+                    e.vote(Kind::Str, 1);
+                    e.vote(Kind::Int, 1);
+                    e.vote(Kind::Float, 1);
+                }
+            }
+            "abs" | "round" | "divmod" | "pow" | "chr" | "hex" | "oct" | "bin" => {
+                if let Some(p) = first_param {
+                    self.ev(&p).vote(Kind::Int, 2);
+                }
+            }
+            "ord" => {
+                if let Some(p) = first_param {
+                    self.ev(&p).vote(Kind::Str, 3);
+                }
+            }
+            "isinstance" => {
+                if let (Some(p), Some(types)) = (first_param, args.get(1)) {
+                    let mut kinds = Vec::new();
+                    let t = strip_parens(*types);
+                    if t.kind() == "tuple" {
+                        let mut c = t.walk();
+                        for n in t.named_children(&mut c) {
+                            kinds.extend(kind_of_type_name(self.text(n)));
+                        }
+                    } else {
+                        kinds.extend(kind_of_type_name(self.text(t)));
+                    }
+                    let e = self.ev(&p);
+                    for k in kinds {
+                        e.isinstance.insert(k);
+                        e.vote(k, 1);
+                    }
+                }
+            }
+            name if ITERATING_CALLS.contains(&name)
+                || name.ends_with(".join")
+                || name.starts_with("itertools.") =>
+            {
+                for a in &args {
+                    if let Some(p) = self.param(*a) {
+                        self.ev(&p).vote(Kind::List, 2);
+                    }
+                }
+            }
+            name if name.starts_with("math.") => {
+                for a in &args {
+                    if let Some(p) = self.param(*a) {
+                        let e = self.ev(&p);
+                        e.vote(Kind::Float, 2);
+                        e.vote(Kind::Int, 2);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn attribute(&mut self, node: Node<'_>) {
+        let (Some(obj), Some(attr)) = (
+            node.child_by_field_name("object"),
+            node.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        let Some(p) = self.param(obj) else {
+            return;
+        };
+        let attr = self.text(attr).to_string();
+        let e = self.ev(&p);
+        let a = attr.as_str();
+        if STR_METHODS.contains(&a) {
+            e.vote(Kind::Str, 3);
+        } else if a == "decode" {
+            e.vote(Kind::Bytes, 3);
+        } else if LIST_METHODS.contains(&a) {
+            e.vote(Kind::List, 3);
+        } else if DICT_METHODS.contains(&a) {
+            e.vote(Kind::Dict, 3);
+        } else if SET_METHODS.contains(&a) {
+            e.vote(Kind::Set, 3);
+        } else if a == "bit_length" || a == "to_bytes" {
+            e.vote(Kind::Int, 3);
+        } else if a == "is_integer" {
+            e.vote(Kind::Float, 3);
+        } else if a == "index" || a == "count" {
+            e.vote(Kind::List, 1);
+            e.vote(Kind::Str, 1);
+        }
+    }
+
+    fn subscript(&mut self, node: Node<'_>) {
+        let Some(p) = node
+            .child_by_field_name("value")
+            .and_then(|v| self.param(v))
+        else {
+            return;
+        };
+        let index = node.child_by_field_name("subscript");
+        let kind = index.map(|i| strip_parens(i).kind().to_string());
+        let e = self.ev(&p);
+        match kind.as_deref() {
+            Some("string" | "concatenated_string") => e.vote(Kind::Dict, 3),
+            Some("slice") => {
+                e.vote(Kind::Str, 1);
+                e.vote(Kind::List, 1);
+            }
+            _ => {
+                e.vote(Kind::List, 2);
+                e.vote(Kind::Str, 1);
+            }
+        }
+    }
+
+    fn arithmetic(&mut self, node: Node<'_>) {
+        let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        let op = node
+            .child_by_field_name("operator")
+            .map(|o| self.text(o).trim_end_matches('=').to_string())
+            .unwrap_or_default();
+        for (side, other) in [(l, r), (r, l)] {
+            let Some(p) = self.param(side) else {
+                continue;
+            };
+            let other = strip_parens(other);
+            let e = self.a.evidence.entry(p).or_default();
+            match other.kind() {
+                "integer" => {
+                    if op == "%" && side == l {
+                        // `x % 2` (numbers) or `fmt % args` (strings): numbers are likelier
+                        // with a number on the right.
+                        e.vote(Kind::Int, 2);
+                    } else if op == "*" {
+                        e.vote(Kind::Int, 2);
+                        e.vote(Kind::Str, 1);
+                        e.vote(Kind::List, 1);
+                    } else {
+                        e.vote(Kind::Int, 2);
+                        e.vote(Kind::Float, 1);
+                    }
+                }
+                "float" => e.vote(Kind::Float, 3),
+                "string" | "concatenated_string" => e.vote(Kind::Str, 3),
+                "list" | "list_comprehension" => e.vote(Kind::List, 3),
+                "tuple" => e.vote(Kind::Tuple, 2),
+                _ => {
+                    if matches!(
+                        op.as_str(),
+                        "-" | "/" | "//" | "**" | "<<" | ">>" | "&" | "^"
+                    ) {
+                        e.vote(Kind::Int, 1);
+                        e.vote(Kind::Float, 1);
+                    }
+                }
+            }
+        }
+    }
+
+    fn comparison(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let operands: Vec<Node<'_>> = children.iter().copied().filter(Node::is_named).collect();
+        let ops: Vec<String> = children
+            .iter()
+            .filter(|c| !c.is_named())
+            .map(|c| self.text(*c).to_string())
+            .collect();
+        // `a < b` pairs in order, with the operator between them.
+        for (i, pair) in operands.windows(2).enumerate() {
+            let op = ops.get(i).map_or("", String::as_str);
+            for (side, other, left) in [(pair[0], pair[1], true), (pair[1], pair[0], false)] {
+                let Some(p) = self.param(side) else {
+                    continue;
+                };
+                let other = strip_parens(other);
+                let e = self.a.evidence.entry(p).or_default();
+                if other.kind() == "none" {
+                    e.none_checked = true;
+                    continue;
+                }
+                if op == "in" || op == "not" {
+                    // `x in p`: p is a container; `p in "abc"`: p is a string.
+                    if left {
+                        if matches!(other.kind(), "string" | "concatenated_string") {
+                            e.vote(Kind::Str, 3);
+                        }
+                    } else {
+                        e.vote(Kind::List, 1);
+                        e.vote(Kind::Str, 1);
+                        e.vote(Kind::Dict, 1);
+                    }
+                    continue;
+                }
+                match other.kind() {
+                    "integer" => {
+                        e.vote(Kind::Int, 2);
+                        e.vote(Kind::Float, 1);
+                    }
+                    "float" => e.vote(Kind::Float, 3),
+                    "string" | "concatenated_string" => e.vote(Kind::Str, 3),
+                    "true" | "false" => e.vote(Kind::Bool, 3),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn strip_parens(mut n: Node<'_>) -> Node<'_> {
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(inner) => n = inner,
+            None => break,
+        }
+    }
+    n
+}
+
+fn kind_of_type_name(name: &str) -> Option<Kind> {
+    let short = name.rsplit('.').next().unwrap_or(name);
+    Some(match short {
+        "int" | "Integral" => Kind::Int,
+        "float" | "Real" | "Number" => Kind::Float,
+        "str" => Kind::Str,
+        "bytes" => Kind::Bytes,
+        "bool" => Kind::Bool,
+        "list" | "Sequence" | "Iterable" | "MutableSequence" => Kind::List,
+        "tuple" => Kind::Tuple,
+        "dict" | "Mapping" | "MutableMapping" => Kind::Dict,
+        "set" | "frozenset" | "Set" => Kind::Set,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_string()).collect()
+    }
+
+    #[test]
+    fn uses_point_to_types() {
+        let src = "def f(a, b, c, d, e):\n    \"\"\"Doc 'not a constant'.\"\"\"\n    if a is None:\n        return 0\n    for x in b:\n        pass\n    if isinstance(e, (int, str)):\n        raise ValueError('bad')\n    return a.split(',') + [c + 1] + d['key']\n";
+        let a = analyze(src, &params(&["a", "b", "c", "d", "e"])).unwrap();
+        assert_eq!(a.name, "f");
+        assert_eq!(
+            a.evidence["a"].ty(),
+            Some(Ty::Union(vec![Ty::Str, Ty::NoneT]))
+        );
+        assert_eq!(a.evidence["b"].ty(), Some(Ty::List(Box::new(Ty::Any))));
+        assert_eq!(a.evidence["c"].ty(), Some(Ty::Int));
+        assert_eq!(
+            a.evidence["d"].ty(),
+            Some(Ty::Dict(Box::new(Ty::Str), Box::new(Ty::Any)))
+        );
+        assert_eq!(
+            a.evidence["e"].ty(),
+            Some(Ty::Union(vec![Ty::Int, Ty::Str]))
+        );
+        assert!(a.raises.contains("ValueError"));
+        assert!(a.constants.strs.contains(&",".to_string()));
+        assert!(a.constants.strs.contains(&"key".to_string()));
+        assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
+        assert!(a.constants.ints.contains(&1));
+        assert!(a.docstring_end.is_some());
+    }
+}
