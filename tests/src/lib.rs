@@ -23,7 +23,17 @@ pub fn bin(name: &str) -> PathBuf {
         let status = Command::new(cargo)
             .current_dir(root())
             .args([
-                "build", "--quiet", "-p", "crawl", "-p", "resolve", "-p", "classify", "--bins",
+                "build",
+                "--quiet",
+                "-p",
+                "crawl",
+                "-p",
+                "resolve",
+                "-p",
+                "classify",
+                "-p",
+                "synthesize-tests",
+                "--bins",
             ])
             .status()
             .expect("cargo runs");

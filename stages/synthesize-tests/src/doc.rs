@@ -1,5 +1,5 @@
 //! Parameter types named in a docstring, in the usual styles: Sphinx (`:type x: int`,
-//! `:param int x:`), Google (`x (int): ...`, `x (str, optional): ...`) and NumPy
+//! `:param int x:`), Google (`x (int): ...`, `x (str, optional): ...`) and `NumPy`
 //! (`x : list of str`).
 
 use std::collections::BTreeMap;

@@ -99,7 +99,7 @@ impl Runner for Original<'_, '_> {
         match self.batch.run(&req) {
             Ok(o) => {
                 self.slowest = self.slowest.max(o.seconds);
-                let (arcs, all_arcs) = match &o.coverage {
+                let (hit, all_arcs) = match &o.coverage {
                     Some(c) => (
                         c.arcs.iter().copied().collect(),
                         Some(c.function_arcs.iter().copied().collect::<BTreeSet<_>>()),
@@ -108,7 +108,7 @@ impl Runner for Original<'_, '_> {
                 };
                 Observed {
                     result: result_of(&o),
-                    arcs,
+                    arcs: hit,
                     all_arcs,
                 }
             }

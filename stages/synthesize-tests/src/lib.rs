@@ -1,4 +1,4 @@
-//! `synthesize-tests`: test cases for `function` tasks (Code2Bench's family), found by a
+//! `synthesize-tests`: test cases for `function` tasks (`Code2Bench`'s family), found by a
 //! coverage-guided, property-based search and recorded by running the original.
 //!
 //! Reads `functions`, `classifications` and `references` from the dataset directory and

@@ -130,8 +130,7 @@ fn string_value(node: Node<'_>, src: &str) -> Option<PyVal> {
             "string_start" => {
                 prefix = text.trim_end_matches(['"', '\'']).to_ascii_lowercase();
             }
-            "string_content" => body.push_str(text),
-            "escape_sequence" => body.push_str(text),
+            "string_content" | "escape_sequence" => body.push_str(text),
             "interpolation" => return None,
             _ => {}
         }

@@ -70,16 +70,16 @@ impl Input {
         let mut omitted = false;
         for (p, v) in params.iter().zip(&self.values) {
             match (p.kind, v) {
-                (ParamKind::VarPositional | ParamKind::VarKeyword, _) => {}
+                (ParamKind::VarPositional | ParamKind::VarKeyword, _)
+                | (ParamKind::KeywordOnly, None) => {}
                 (ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword, None) => {
-                    omitted = true
+                    omitted = true;
                 }
                 (ParamKind::PositionalOnly, Some(v)) => args.push(v.clone()),
                 (ParamKind::PositionalOrKeyword, Some(v)) if !omitted => args.push(v.clone()),
                 (ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly, Some(v)) => {
                     kwargs.push((p.name.clone(), v.clone()));
                 }
-                (ParamKind::KeywordOnly, None) => {}
             }
         }
         if !omitted {
@@ -103,11 +103,11 @@ impl Input {
                 (ParamKind::VarPositional | ParamKind::VarKeyword, _)
                 | (ParamKind::KeywordOnly, None) => {}
                 (ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword, None) => {
-                    omitted = true
+                    omitted = true;
                 }
                 (ParamKind::PositionalOnly, Some(v)) => positional.push(v.literal()),
                 (ParamKind::PositionalOrKeyword, Some(v)) if !omitted => {
-                    positional.push(v.literal())
+                    positional.push(v.literal());
                 }
                 (ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly, Some(v)) => {
                     keywords.push(format!("{}={}", p.name, v.literal()));
@@ -421,23 +421,26 @@ impl<'a, R: Runner> Search<'a, R> {
                 _ => e.first().cloned(),
             })
             .collect();
+        let all_typical = Input {
+            values: base.clone(),
+            varargs: Vec::new(),
+            extra_kwargs: Vec::new(),
+        };
+        // The base of the variations: defaults left alone, the call as most callers make it
+        // (a separator varied at random rarely helps; the text it separates does).
+        let base: Vec<Option<PyVal>> = self
+            .params
+            .iter()
+            .zip(&base)
+            .map(|(p, v)| if p.has_default { None } else { v.clone() })
+            .collect();
         let mut out = vec![Input {
             values: base.clone(),
             varargs: Vec::new(),
             extra_kwargs: Vec::new(),
         }];
-        // Defaults left alone: the call as most callers make it.
         if self.params.iter().any(|p| p.has_default) {
-            out.push(Input {
-                values: self
-                    .params
-                    .iter()
-                    .zip(&base)
-                    .map(|(p, v)| if p.has_default { None } else { v.clone() })
-                    .collect(),
-                varargs: Vec::new(),
-                extra_kwargs: Vec::new(),
-            });
+            out.push(all_typical);
         }
         let longest = edges.iter().map(Vec::len).max().unwrap_or(0);
         // The diagonal: every parameter at its j-th edge at once (two empty lists, two lists
@@ -586,7 +589,7 @@ impl<'a, R: Runner> Search<'a, R> {
             if let Some(s) = self.stop(since_new) {
                 break s;
             }
-            let mutate = !self.cases.is_empty() && runner.rng().next_u32() % 3 == 0;
+            let mutate = !self.cases.is_empty() && runner.rng().next_u32().is_multiple_of(3);
             if mutate {
                 let pick = runner.rng().next_u32() as usize % self.cases.len();
                 let base = self.cases[pick].input.clone();
@@ -701,18 +704,18 @@ impl<'a, R: Runner> Search<'a, R> {
             .filter(|&i| out.values[i].is_some())
             .collect();
         let r = runner.rng().next_u32();
-        if slots.is_empty() || r % 4 == 0 {
+        if slots.is_empty() || r.is_multiple_of(4) {
             // A fresh value for one parameter (or a default left out, given).
             if let Ok(tree) = strategy.new_tree(runner) {
                 let fresh = tree.current();
                 let i = r as usize / 4 % out.values.len().max(1);
                 if i < out.values.len() {
-                    out.values[i] = fresh.values[i].clone();
+                    out.values[i].clone_from(&fresh.values[i]);
                 }
                 if out.varargs.is_empty() {
                     out.varargs = fresh.varargs;
                 }
-                if out.extra_kwargs.is_empty() || r % 8 == 0 {
+                if out.extra_kwargs.is_empty() || r.is_multiple_of(8) {
                     out.extra_kwargs = fresh.extra_kwargs;
                 }
             }
@@ -795,7 +798,7 @@ fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
             PyVal::Tuple(items)
         }
         PyVal::Dict(mut kv) => {
-            if !kv.is_empty() && r % 2 == 0 {
+            if !kv.is_empty() && r.is_multiple_of(2) {
                 let at = r / 2 % kv.len();
                 kv.remove(at);
             } else if let Some((k, v)) = kv.first().cloned() {
@@ -840,7 +843,7 @@ mod tests {
     use super::*;
 
     /// A stand-in for the worker: `f(x) = "neg" if x < 0 else "big" if x > 50 else "small"`,
-    /// raising ValueError on 13; arcs named by line.
+    /// raising `ValueError` on 13; arcs named by line.
     struct Fake;
 
     impl Runner for Fake {
@@ -860,7 +863,7 @@ mod tests {
             ]
             .into_iter()
             .collect();
-            let (result, arcs): (CallResult, Vec<Arc>) = if x == i128::MIN {
+            let (result, hit): (CallResult, Vec<Arc>) = if x == i128::MIN {
                 (
                     CallResult::Raised {
                         type_name: "TypeError".into(),
@@ -885,7 +888,7 @@ mod tests {
             };
             Observed {
                 result,
-                arcs: arcs.into_iter().collect(),
+                arcs: hit.into_iter().collect(),
                 all_arcs: Some(all),
             }
         }

@@ -280,9 +280,36 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
         // Constants joined, as separators and keywords often are.
         (
             2,
-            proptest::collection::vec(pieces, 1..4)
+            proptest::collection::vec(pieces.clone(), 1..4)
                 .prop_map(|v| v.concat())
                 .boxed(),
+        ),
+        // Words and numbers with constants between them: `a=1;b=2`, `x: 3, y: 4`.
+        (
+            4,
+            proptest::collection::vec(
+                (
+                    Union::new_weighted(vec![
+                        (
+                            2,
+                            proptest::sample::select(WORDS.to_vec())
+                                .prop_map(str::to_string)
+                                .boxed(),
+                        ),
+                        (2, (-20i32..100).prop_map(|i| i.to_string()).boxed()),
+                    ]),
+                    pieces,
+                ),
+                1..5,
+            )
+            .prop_map(|v| {
+                v.into_iter().fold(String::new(), |mut out, (w, c)| {
+                    out.push_str(&w);
+                    out.push_str(&c);
+                    out
+                })
+            })
+            .boxed(),
         ),
     ])
     .boxed()
@@ -474,9 +501,8 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
 fn hashable_ty(t: &Ty) -> bool {
     match t {
         Ty::List(_) | Ty::Iterable(_) | Ty::Dict(..) | Ty::Set(_) => false,
-        Ty::Tuple(ts) => ts.iter().all(hashable_ty),
+        Ty::Tuple(ts) | Ty::Union(ts) => ts.iter().all(hashable_ty),
         Ty::TupleOf(t) | Ty::FrozenSet(t) => hashable_ty(t),
-        Ty::Union(ts) => ts.iter().all(hashable_ty),
         _ => true,
     }
 }
@@ -630,6 +656,20 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
             push(PyVal::Str("x".repeat(1000)));
             for s in pool.strs.iter().take(12) {
                 push(PyVal::Str(s.clone()));
+            }
+            // Records built with the function's own separators: `a=1;b=2` from `;` and `=`.
+            let seps: Vec<&String> = pool
+                .strs
+                .iter()
+                .filter(|s| s.chars().count() <= 3)
+                .take(3)
+                .collect();
+            for outer in &seps {
+                for inner in &seps {
+                    if outer != inner {
+                        push(PyVal::Str(format!("a{inner}1{outer}b{inner}2")));
+                    }
+                }
             }
         }
         Ty::Text(shape) => {

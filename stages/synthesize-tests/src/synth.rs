@@ -285,7 +285,14 @@ pub fn synthesize(
         return reject(task, "no_parameters: nothing to vary".into());
     }
     let params = param_specs(f, &analysis);
-    let pool = Pool::from_constants(&analysis.constants);
+    // The defaults are constants of the function too (separators, thresholds).
+    let mut constants = analysis.constants.clone();
+    for p in &f.params {
+        if let Some(v) = p.default.as_deref().and_then(parse_literal) {
+            constants.add(v);
+        }
+    }
+    let pool = Pool::from_constants(&constants);
     let seed_hex = schemas::id::sha256_hex(f.function_id.as_bytes());
     let mut seed = [0u8; 32];
     for (i, b) in seed.iter_mut().enumerate() {
@@ -425,9 +432,10 @@ pub fn synthesize(
     task.edge_cases = cases.iter().filter(|c| c.is_edge).count() as i32;
 
     // The prompt.
-    match analysis.docstring_end {
-        Some(end) => task.prompt = task::docstring_prompt(&text, offset, end),
-        None => {
+    if let Some(end) = analysis.docstring_end {
+        task.prompt = task::docstring_prompt(&text, offset, end);
+    } else {
+        {
             task.prompt_kind = "synthesized".into();
             let mut examples: Vec<&Case> = cases
                 .iter()

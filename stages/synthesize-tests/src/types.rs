@@ -352,6 +352,7 @@ impl Parser {
     }
 }
 
+#[allow(clippy::unnecessary_box_returns)] // every caller stores it in a `Box`
 fn arg(args: &[Ty], i: usize) -> Box<Ty> {
     Box::new(match args.get(i) {
         Some(Ty::Unsupported(s)) if s == "..." => Ty::Any,

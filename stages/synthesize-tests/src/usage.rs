@@ -113,7 +113,18 @@ pub struct Constants {
 }
 
 impl Constants {
-    fn add(&mut self, v: PyVal) {
+    /// Adds a value (numbers, strings and bytes; the items of a tuple or list of them).
+    pub fn add(&mut self, v: PyVal) {
+        if let PyVal::Tuple(items)
+        | PyVal::List(items)
+        | PyVal::Set(items)
+        | PyVal::FrozenSet(items) = v
+        {
+            for i in items {
+                self.add(i);
+            }
+            return;
+        }
         match v {
             PyVal::Int(i) if !self.ints.contains(&i) => self.ints.push(i),
             PyVal::Float(f) if !self.floats.iter().any(|g| g.to_bits() == f.to_bits()) => {
@@ -455,7 +466,7 @@ impl Walk<'_, '_> {
                 }
             }
             name if ITERATING_CALLS.contains(&name)
-                || name.ends_with(".join")
+                || name.rsplit('.').next() == Some("join")
                 || name.starts_with("itertools.") =>
             {
                 for a in &args {
