@@ -157,11 +157,12 @@ pub fn kills(
     slowest: f64,
 ) -> Result<Option<usize>, String> {
     // A mutant may loop forever where the original returned at once: give it ten times the
-    // original's slowest call, at least a second, at most the usual limit.
-    let secs = (slowest * 10.0).clamp(1.0, base.wall.as_secs_f64());
+    // original's slowest call, at least a quarter of a second, at most the usual limit. (The
+    // runner ends a call that overruns and reports it; the worker lives on.)
+    let secs = (slowest * 10.0).clamp(0.25, base.wall.as_secs_f64().max(0.25));
     batch.set_limits(&Limits {
         wall: Duration::from_secs_f64(secs),
-        cpu_seconds: secs.ceil() as u64,
+        cpu_seconds: (secs.ceil() as u64).max(1),
         ..*base
     });
     let mut killed = None;

@@ -83,8 +83,9 @@ pub struct Args {
     /// A task must kill at least this share of its mutants.
     #[arg(long, value_name = "SHARE", default_value_t = 0.5)]
     pub min_mutation_score: f64,
-    /// Wall-clock seconds one call of the original may take.
-    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    /// Wall-clock seconds one call of the original may take (an input that takes longer is
+    /// no test case).
+    #[arg(long, value_name = "SECS", default_value_t = 2)]
     pub call_timeout: u64,
     /// Address space of a call's process, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 1024)]

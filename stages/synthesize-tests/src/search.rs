@@ -93,6 +93,43 @@ impl Input {
         (args_literal(&args), kwargs_literal(&kwargs))
     }
 
+    /// The input of a docstring example: positionals in parameter order (extra ones to a
+    /// `*args`), keywords by name (unknown ones to a `**kwargs`); `None` when it does not fit.
+    pub fn from_example(params: &[ParamSpec], ex: &crate::doc::Example) -> Option<Input> {
+        let mut values: Vec<Option<PyVal>> = vec![None; params.len()];
+        let mut varargs = Vec::new();
+        let mut extra_kwargs = Vec::new();
+        let positional: Vec<usize> = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+            .map(|(i, _)| i)
+            .collect();
+        for (j, v) in ex.args.iter().enumerate() {
+            match positional.get(j) {
+                Some(&i) => values[i] = Some(v.clone()),
+                None if params.iter().any(|p| p.kind == ParamKind::VarPositional) => varargs.push(v.clone()),
+                None => return None,
+            }
+        }
+        for (k, v) in &ex.kwargs {
+            match params.iter().position(|p| p.name == *k && !matches!(p.kind, ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword)) {
+                Some(i) if values[i].is_none() => values[i] = Some(v.clone()),
+                Some(_) => return None,
+                None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => extra_kwargs.push((k.clone(), v.clone())),
+                None => return None,
+            }
+        }
+        // A parameter without a default must have a value.
+        for (p, v) in params.iter().zip(&values) {
+            if v.is_none() && !p.has_default && matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly) {
+                return None;
+            }
+        }
+        // Omitted positionals followed by given ones are passed by keyword by `literals`.
+        Some(Input { values, varargs, extra_kwargs })
+    }
+
     /// The call as Python source: `name(1, 'a', sep=',')`.
     pub fn call_text(&self, name: &str, params: &[ParamSpec]) -> String {
         let mut positional: Vec<String> = Vec::new();
@@ -271,6 +308,8 @@ pub struct Found {
 /// The search of one function.
 pub struct Search<'a, R: Runner> {
     params: &'a [ParamSpec],
+    /// Inputs from the docstring's examples, tried first.
+    examples: Vec<Input>,
     pool: &'a Pool,
     raises: &'a BTreeSet<String>,
     budget: Budget,
@@ -297,6 +336,7 @@ impl<'a, R: Runner> Search<'a, R> {
     ) -> Search<'a, R> {
         Search {
             params,
+            examples: Vec::new(),
             pool,
             raises,
             budget,
@@ -311,10 +351,23 @@ impl<'a, R: Runner> Search<'a, R> {
         }
     }
 
+    /// Inputs to try before all others (the docstring's examples).
+    #[must_use]
+    pub fn with_examples(mut self, examples: Vec<Input>) -> Self {
+        self.examples = examples;
+        self
+    }
+
     /// Whether a result may be a test case.
     fn usable(&mut self, result: &CallResult) -> bool {
         let why = match result {
-            CallResult::Returned { value, .. } if value.is_stable() => return true,
+            // A memory address anywhere (a `str()` of an object included) differs between
+            // processes.
+            CallResult::Returned { value, .. }
+                if value.is_stable() && !value.canonical().contains(" at 0x") =>
+            {
+                return true
+            }
             CallResult::Returned { .. } => "unstable value".to_string(),
             CallResult::Raised { type_name, .. } => {
                 if !ACCIDENTAL.contains(&type_name.as_str()) || self.raises.contains(type_name) {
@@ -434,11 +487,12 @@ impl<'a, R: Runner> Search<'a, R> {
             .zip(&base)
             .map(|(p, v)| if p.has_default { None } else { v.clone() })
             .collect();
-        let mut out = vec![Input {
+        let mut out = self.examples.clone();
+        out.push(Input {
             values: base.clone(),
             varargs: Vec::new(),
             extra_kwargs: Vec::new(),
-        }];
+        });
         if self.params.iter().any(|p| p.has_default) {
             out.push(all_typical);
         }

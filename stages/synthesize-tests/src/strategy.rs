@@ -486,6 +486,12 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
                 (1, any_list(pool, depth).prop_map(PyVal::Iter).boxed()),
                 (
                     1,
+                    proptest::sample::select(CALLABLES.to_vec())
+                        .prop_map(PyVal::Callable)
+                        .boxed(),
+                ),
+                (
+                    1,
                     strategy(
                         &Ty::Dict(Box::new(Ty::Str), Box::new(Ty::Int)),
                         pool,

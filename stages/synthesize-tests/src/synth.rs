@@ -99,14 +99,21 @@ pub fn param_specs(f: &Function, analysis: &Analysis) -> Vec<ParamSpec> {
                     }
                     Ty::Union(members).flatten()
                 }
-                (None, Some(t)) => t,
+                (None, Some(t)) => {
+                    let mut members = vec![t];
+                    if let Some(e) = evidence {
+                        members.extend(e.isinstance.iter().map(|k| k.ty()));
+                    }
+                    Ty::Union(members).flatten()
+                }
                 (None, None) => Ty::Any,
             };
             let ty = match evidence {
                 Some(e) => e.shaped(ty),
                 None => ty,
             };
-            let ty = if default_none && ty != Ty::Any {
+            let none_checked = evidence.is_some_and(|e| e.none_checked);
+            let ty = if (default_none || none_checked) && ty != Ty::Any {
                 Ty::optional(ty)
             } else {
                 ty
@@ -292,6 +299,20 @@ pub fn synthesize(
             constants.add(v);
         }
     }
+    let examples: Vec<crate::doc::Example> = f
+        .docstring
+        .as_deref()
+        .map(|d| crate::doc::examples(d, &analysis.name))
+        .unwrap_or_default();
+    for e in &examples {
+        for v in e.args.iter().chain(e.kwargs.iter().map(|(_, v)| v)) {
+            constants.add(v.clone());
+        }
+    }
+    let example_inputs: Vec<crate::search::Input> = examples
+        .iter()
+        .filter_map(|e| crate::search::Input::from_example(&params, e))
+        .collect();
     let pool = Pool::from_constants(&constants);
     let seed_hex = schemas::id::sha256_hex(f.function_id.as_bytes());
     let mut seed = [0u8; 32];
@@ -307,7 +328,7 @@ pub fn synthesize(
         error: None,
         slowest: 0.0,
     };
-    let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original);
+    let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original).with_examples(example_inputs);
     let (found, original) = search.run_all(seed);
     let slowest = original.slowest;
     if let Some(e) = original.error {

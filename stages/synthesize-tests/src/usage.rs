@@ -21,6 +21,8 @@ pub enum Kind {
     Bytes,
     Bool,
     List,
+    /// Only iterated over: lists, tuples and one-shot iterators all fit.
+    Iterable,
     Tuple,
     Dict,
     Set,
@@ -37,6 +39,7 @@ impl Kind {
             Kind::Bytes => Ty::Bytes,
             Kind::Bool => Ty::Bool,
             Kind::List => Ty::List(any()),
+            Kind::Iterable => Ty::Iterable(any()),
             Kind::Tuple => Ty::TupleOf(any()),
             Kind::Dict => Ty::Dict(Box::new(Ty::Str), any()),
             Kind::Set => Ty::Set(any()),
@@ -272,7 +275,12 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
     a.docstring_end = docstring.map(|d| d.end_byte());
     let names: BTreeSet<&str> = params.iter().map(String::as_str).collect();
     for p in params {
-        a.evidence.insert(p.clone(), Evidence::default());
+        let mut e = Evidence::default();
+        // A parameter named for what it takes (the name is its author's word for it).
+        if matches!(p.as_str(), "iterable" | "iterator" | "iterables" | "it" | "seq_or_iter") {
+            e.vote(Kind::Iterable, 3);
+        }
+        a.evidence.insert(p.clone(), e);
     }
     let mut ctx = Walk {
         src: source,
@@ -351,7 +359,7 @@ impl Walk<'_, '_> {
                     .child_by_field_name("right")
                     .and_then(|r| self.param(r))
                 {
-                    self.ev(&p).vote(Kind::List, 2);
+                    self.ev(&p).vote(Kind::Iterable, 2);
                 }
             }
             "raise_statement" => {
@@ -471,7 +479,7 @@ impl Walk<'_, '_> {
             {
                 for a in &args {
                     if let Some(p) = self.param(*a) {
-                        self.ev(&p).vote(Kind::List, 2);
+                        self.ev(&p).vote(Kind::Iterable, 2);
                     }
                 }
             }
@@ -661,7 +669,8 @@ fn kind_of_type_name(name: &str) -> Option<Kind> {
         "str" => Kind::Str,
         "bytes" => Kind::Bytes,
         "bool" => Kind::Bool,
-        "list" | "Sequence" | "Iterable" | "MutableSequence" => Kind::List,
+        "list" | "Sequence" | "MutableSequence" => Kind::List,
+        "Iterable" | "Iterator" | "Generator" => Kind::Iterable,
         "tuple" => Kind::Tuple,
         "dict" | "Mapping" | "MutableMapping" => Kind::Dict,
         "set" | "frozenset" | "Set" => Kind::Set,
@@ -686,7 +695,7 @@ mod tests {
             a.evidence["a"].ty(),
             Some(Ty::Union(vec![Ty::Str, Ty::NoneT]))
         );
-        assert_eq!(a.evidence["b"].ty(), Some(Ty::List(Box::new(Ty::Any))));
+        assert_eq!(a.evidence["b"].ty(), Some(Ty::Iterable(Box::new(Ty::Any))));
         assert_eq!(a.evidence["c"].ty(), Some(Ty::Int));
         assert_eq!(
             a.evidence["d"].ty(),
