@@ -21,8 +21,9 @@ a thread behind, or that tripped the sandbox; a call of another target, or one m
 
 A call's arguments are literal text, read by `_make_arg_eval` (literal_eval's grammar plus a
 few spellings: `float('nan')`, `frozenset([..])`, allowed builtins and `operator`
-functions by name), never evaluated as code. A returned iterator (generator, `map`, ...) is
-drawn in the call, under coverage and the clock, for at most ITER_ITEMS items.
+functions by name), never evaluated as code. A returned iterator (generator, `map`, ...),
+also one inside a returned list or tuple, is drawn in the call, under coverage and the
+clock, for at most ITER_ITEMS items in all.
 
 Residual hole: code that deliberately introspects the harness inside its own process
 (walks stack frames up into the session loop to read the nonce, rewrites the closure cells
@@ -61,7 +62,11 @@ ARG_BUILTINS = ("abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable"
                 "divmod", "enumerate", "filter", "float", "format", "frozenset", "hex", "int",
                 "isinstance", "iter", "len", "list", "map", "max", "min", "next", "oct", "ord",
                 "pow", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum",
-                "tuple", "type", "zip")
+                "tuple", "type", "zip",
+                # Exception classes, for code that raises or catches what it is given.
+                "ArithmeticError", "AssertionError", "Exception", "IndexError", "KeyError",
+                "LookupError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
+                "ZeroDivisionError")
 # Functions of `operator` a test case may pass as `operator.NAME` (attributes only: no call
 # such as `operator.itemgetter(0)`).
 ARG_OPERATORS = ("abs", "add", "and_", "concat", "contains", "eq", "floordiv", "ge", "getitem",
@@ -245,6 +250,25 @@ def _make_arg_eval():
 
 # --------------------------------------------------------------------------- tagging (child)
 
+class _Drawn:
+    """What a returned iterator gave when drawn (see `_session_main`): its type, its items
+    (iterators among them drawn too), and whether the draw stopped at the cap. Made only by
+    the runner; a forged one could only claim what a real iterator can yield anyway."""
+
+    __slots__ = ("type", "items", "truncated")
+
+    def __init__(self, t, items, truncated):
+        self.type, self.items, self.truncated = t, items, truncated
+
+    def __repr__(self):
+        t = self.type
+        name = getattr(t, "__qualname__", "?")
+        module = getattr(t, "__module__", "builtins")
+        if module != "builtins":
+            name = str(module) + "." + str(name)
+        return "<" + str(name) + "> " + repr(self.items) + (" ..." if self.truncated else "")
+
+
 def _make_tagger(repr_cap):
     """Returns a function turning a Python value into nested tuples of exact builtin types,
     built from references captured now (before user code runs)."""
@@ -258,6 +282,7 @@ def _make_tagger(repr_cap):
     T_INT, T_FLOAT, T_STR, T_BYTES, T_BOOL = int, float, str, bytes, bool
     T_LIST, T_TUPLE, T_DICT, T_SET, T_FROZEN = list, tuple, dict, set, frozenset
     NONE = _type(None)
+    DRAWN = _Drawn
     _bytes_hex = bytes.hex
     _list_append = list.append
 
@@ -286,6 +311,11 @@ def _make_tagger(repr_cap):
         t = _type(x)
         if t is NONE:
             return ("none",)
+        if t is DRAWN:
+            out = []
+            for v in x.items:
+                _list_append(out, tag(v, depth + 1, seen))
+            return ("iter", out, x.truncated is True)
         if t is T_BOOL:
             return ("bool", x is True)
         if t is T_INT:
@@ -320,17 +350,7 @@ def _make_tagger(repr_cap):
     def top(x):
         return tag(x, 0, set())
 
-    def drawn(items, truncated):
-        """The tag of a returned iterator: the items drawn from it."""
-        out = []
-        for v in items:
-            _list_append(out, tag(v, 1, set()))
-        return ("iter", out, truncated is True)
-
-    def drawn_repr(t, items, truncated):
-        return "<" + qualname(t) + "> " + safe_repr(items) + (" ..." if truncated else "")
-
-    return top, safe_repr, drawn, drawn_repr
+    return top, safe_repr
 
 
 # --------------------------------------------------------------------------- audit hook (child)
@@ -566,11 +586,36 @@ def _session_main(req_r, rw, nonce, ctx):
     _type, _str, _len, _sorted, _abs = type, str, len, sorted, abs
     violations, writable, scratch = ctx["violations"], ctx["writable"], ctx["scratch"]
     cov_mod = ctx["coverage"]
-    tagger, safe_repr, tag_drawn, drawn_repr = _make_tagger(ctx["repr_cap"])
+    tagger, safe_repr = _make_tagger(ctx["repr_cap"])
     arg_eval = _make_arg_eval()
     _hasattr, _next, _range, _StopIteration = hasattr, next, range, StopIteration
-    _append, iter_items = list.append, ITER_ITEMS
+    _append, iter_items, Drawn, _list, _tuple = list.append, ITER_ITEMS, _Drawn, list, tuple
     state = {"module": None, "cov": {}, "static": {}}
+
+    def draw(x, depth, budget):
+        """`x` with every iterator in it drawn (itself, or inside lists and tuples, three
+        levels deep), at most `budget[0]` items in all; `x` itself when it holds none."""
+        vt = _type(x)
+        if _hasattr(vt, "__next__") and _hasattr(vt, "__iter__"):
+            items, truncated = [], True
+            while budget[0] > 0:
+                try:
+                    item = _next(x)
+                except _StopIteration:
+                    truncated = False
+                    break
+                budget[0] -= 1
+                _append(items, draw(item, depth + 1, budget) if depth < 3 else item)
+            return Drawn(vt, items, truncated)
+        if (vt is _list or vt is _tuple) and depth < 3:
+            out, changed = [], False
+            for item in x:
+                d = draw(item, depth + 1, budget)
+                changed = changed or d is not item
+                _append(out, d)
+            if changed:
+                return out if vt is _list else _tuple(out)
+        return x
 
     def recv_exact(n):
         buf = b""
@@ -625,32 +670,17 @@ def _session_main(req_r, rw, nonce, ctx):
             t0 = perf()
             if cov is not None:
                 cov.start()
-            drawn = None
             try:
                 value = fn(*args, **kwargs)
-                # A returned iterator is drawn here, under coverage and the clock: the code
-                # it runs lazily is the function's; what it raises, the call raises.
-                vt = _type(value)
-                if _hasattr(vt, "__next__") and _hasattr(vt, "__iter__"):
-                    items, truncated = [], True
-                    for _ in _range(iter_items):
-                        try:
-                            item = _next(value)
-                        except _StopIteration:
-                            truncated = False
-                            break
-                        _append(items, item)
-                    drawn = (vt, items, truncated)
+                # Returned iterators (also inside a returned list or tuple) are drawn here,
+                # under coverage and the clock: the code they run lazily is the function's;
+                # what they raise, the call raises.
+                value = draw(value, 0, [iter_items])
             finally:
                 if cov is not None:
                     cov.stop()
             secs = perf() - t0
-            if drawn is None:
-                payload = {"status": "ok", "value": tagger(value), "repr": safe_repr(value)}
-            else:
-                vt, items, truncated = drawn
-                payload = {"status": "ok", "value": tag_drawn(items, truncated),
-                           "repr": drawn_repr(vt, items, truncated)}
+            payload = {"status": "ok", "value": tagger(value), "repr": safe_repr(value)}
         except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
             secs = perf() - t0
             try:

@@ -8,9 +8,10 @@
 //! NaN and `-0.0` as `0.0`, and ignores order inside sets and dicts. [`Value::matches`] is
 //! the same comparison with floats compared within a [`Tolerance`].
 //!
-//! A returned iterator (a generator, `map`, `zip`, ...) is drawn by the worker while the
-//! call is still measured and reported as [`Value::Iter`]: its first items, at most
-//! [`ITER_ITEMS`]. An object whose `repr` shows a memory address differs from one process to
+//! A returned iterator (a generator, `map`, `zip`, ...; also inside a returned list or
+//! tuple) is drawn by the worker while the call is still measured and reported as
+//! [`Value::Iter`]: its first items, at most [`ITER_ITEMS`] in all. An object whose `repr`
+//! shows a memory address differs from one process to
 //! the next: [`Value::is_stable`] tells such values apart.
 
 use std::collections::BTreeMap;
@@ -44,8 +45,8 @@ pub enum Value {
     /// A returned iterator (exact type with `__next__` and `__iter__`: a generator, `map`,
     /// `filter`, `zip`, an `itertools` object, `iter(list)`), drawn by the worker: the items
     /// in order, at most [`ITER_ITEMS`]; `truncated` when it still had not ended then (it
-    /// may have held exactly that many). Only a top-level value is drawn; an iterator inside
-    /// a container stays an [`Value::Object`]. JSON: `{"t": "iter", "v": {"items": [..],
+    /// may have held exactly that many). Iterators inside a returned list or tuple (three
+    /// levels deep) and among the items are drawn too, [`ITER_ITEMS`] items in all. JSON: `{"t": "iter", "v": {"items": [..],
     /// "truncated": false}}`.
     Iter {
         items: Vec<Value>,

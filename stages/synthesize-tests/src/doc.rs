@@ -91,7 +91,10 @@ pub fn examples(doc: &str, name: &str) -> Vec<Example> {
     let needle = format!("{name}(");
     for raw in doc.lines() {
         let line = raw.trim_start();
-        let Some(code) = line.strip_prefix(">>> ").or_else(|| line.strip_prefix("... ")) else {
+        let Some(code) = line
+            .strip_prefix(">>> ")
+            .or_else(|| line.strip_prefix("... "))
+        else {
             continue;
         };
         let mut from = 0;
@@ -176,7 +179,10 @@ fn parse_call(text: &str) -> Option<Example> {
         match a.kind() {
             "comment" => {}
             "keyword_argument" => {
-                let name = a.child_by_field_name("name")?.utf8_text(src.as_bytes()).ok()?;
+                let name = a
+                    .child_by_field_name("name")?
+                    .utf8_text(src.as_bytes())
+                    .ok()?;
                 let value = crate::literal::value_of(a.child_by_field_name("value")?, &src)?;
                 e.kwargs.push((name.to_string(), value));
             }
@@ -203,12 +209,21 @@ mod example_tests {
         assert_eq!(
             ex,
             vec![
-                Example { args: vec![PyVal::Int(3), PyVal::Str("ABCDEFG".into())], kwargs: vec![] },
+                Example {
+                    args: vec![PyVal::Int(3), PyVal::Str("ABCDEFG".into())],
+                    kwargs: vec![]
+                },
                 Example {
                     args: vec![],
                     kwargs: vec![
                         ("n".into(), PyVal::Int(2)),
-                        ("iterable".into(), PyVal::List(vec![PyVal::Int(1), PyVal::Tuple(vec![PyVal::Int(2), PyVal::Int(3)])])),
+                        (
+                            "iterable".into(),
+                            PyVal::List(vec![
+                                PyVal::Int(1),
+                                PyVal::Tuple(vec![PyVal::Int(2), PyVal::Int(3)])
+                            ])
+                        ),
                     ],
                 },
             ]

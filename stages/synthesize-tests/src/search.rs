@@ -102,32 +102,61 @@ impl Input {
         let positional: Vec<usize> = params
             .iter()
             .enumerate()
-            .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+            .filter(|(_, p)| {
+                matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+                )
+            })
             .map(|(i, _)| i)
             .collect();
         for (j, v) in ex.args.iter().enumerate() {
             match positional.get(j) {
                 Some(&i) => values[i] = Some(v.clone()),
-                None if params.iter().any(|p| p.kind == ParamKind::VarPositional) => varargs.push(v.clone()),
+                None if params.iter().any(|p| p.kind == ParamKind::VarPositional) => {
+                    varargs.push(v.clone())
+                }
                 None => return None,
             }
         }
         for (k, v) in &ex.kwargs {
-            match params.iter().position(|p| p.name == *k && !matches!(p.kind, ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword)) {
+            match params.iter().position(|p| {
+                p.name == *k
+                    && !matches!(
+                        p.kind,
+                        ParamKind::PositionalOnly
+                            | ParamKind::VarPositional
+                            | ParamKind::VarKeyword
+                    )
+            }) {
                 Some(i) if values[i].is_none() => values[i] = Some(v.clone()),
                 Some(_) => return None,
-                None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => extra_kwargs.push((k.clone(), v.clone())),
+                None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => {
+                    extra_kwargs.push((k.clone(), v.clone()))
+                }
                 None => return None,
             }
         }
         // A parameter without a default must have a value.
         for (p, v) in params.iter().zip(&values) {
-            if v.is_none() && !p.has_default && matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly) {
+            if v.is_none()
+                && !p.has_default
+                && matches!(
+                    p.kind,
+                    ParamKind::PositionalOnly
+                        | ParamKind::PositionalOrKeyword
+                        | ParamKind::KeywordOnly
+                )
+            {
                 return None;
             }
         }
         // Omitted positionals followed by given ones are passed by keyword by `literals`.
-        Some(Input { values, varargs, extra_kwargs })
+        Some(Input {
+            values,
+            varargs,
+            extra_kwargs,
+        })
     }
 
     /// The call as Python source: `name(1, 'a', sep=',')`.

@@ -10,7 +10,31 @@ use crate::usage::Constants;
 
 /// Builtin callables a parameter that is called can be given (the worker accepts these
 /// names as arguments; see `execute::Call::args`).
-pub const CALLABLES: &[&str] = &["str", "len", "abs", "bool", "repr", "sorted", "list", "int"];
+pub const CALLABLES: &[&str] = &[
+    "str",
+    "len",
+    "abs",
+    "bool",
+    "repr",
+    "sorted",
+    "list",
+    "int",
+    "tuple",
+    "max",
+    "operator.add",
+    "operator.mul",
+    "operator.lt",
+    "operator.not_",
+];
+
+/// Exception classes a parameter that is raised or caught can be given.
+pub const EXCEPTIONS: &[&str] = &[
+    "ValueError",
+    "KeyError",
+    "TypeError",
+    "IndexError",
+    "RuntimeError",
+];
 
 /// Values mined from the function: what it compares with, searches for, slices by.
 #[derive(Debug, Clone, Default)]
@@ -471,6 +495,9 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
         Ty::Callable => proptest::sample::select(CALLABLES.to_vec())
             .prop_map(PyVal::Callable)
             .boxed(),
+        Ty::Exception => proptest::sample::select(EXCEPTIONS.to_vec())
+            .prop_map(PyVal::Callable)
+            .boxed(),
         Ty::Any | Ty::Literal(_) | Ty::Unsupported(_) => {
             if depth > 2 {
                 return int_strategy(pool);
@@ -571,6 +598,7 @@ pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
             .map_or(PyVal::None, |t| typical(t, pool)),
         Ty::Literal(vals) => vals.first().cloned().unwrap_or(PyVal::None),
         Ty::Callable => PyVal::Callable("str"),
+        Ty::Exception => PyVal::Callable("ValueError"),
         Ty::Any | Ty::Unsupported(_) => PyVal::Int(3),
     }
 }
@@ -782,6 +810,11 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
         }
         Ty::Callable => {
             for c in CALLABLES.iter().take(4) {
+                push(PyVal::Callable(c));
+            }
+        }
+        Ty::Exception => {
+            for c in EXCEPTIONS.iter().take(3) {
                 push(PyVal::Callable(c));
             }
         }

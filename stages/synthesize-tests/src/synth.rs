@@ -328,7 +328,8 @@ pub fn synthesize(
         error: None,
         slowest: 0.0,
     };
-    let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original).with_examples(example_inputs);
+    let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original)
+        .with_examples(example_inputs);
     let (found, original) = search.run_all(seed);
     let slowest = original.slowest;
     if let Some(e) = original.error {

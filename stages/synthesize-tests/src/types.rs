@@ -39,6 +39,8 @@ pub enum Ty {
     Literal(Vec<PyVal>),
     /// A callable: a builtin function passed by name.
     Callable,
+    /// An exception class (`ValueError`), passed by name.
+    Exception,
     /// A type no literal can stand for (a class of the repository, `re.Pattern`, ...).
     Unsupported(String),
 }

@@ -27,6 +27,8 @@ pub enum Kind {
     Dict,
     Set,
     Callable,
+    /// Raised or caught: an exception class.
+    Exception,
 }
 
 impl Kind {
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Dict => Ty::Dict(Box::new(Ty::Str), any()),
             Kind::Set => Ty::Set(any()),
             Kind::Callable => Ty::Callable,
+            Kind::Exception => Ty::Exception,
         }
     }
 }
@@ -277,7 +280,10 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
     for p in params {
         let mut e = Evidence::default();
         // A parameter named for what it takes (the name is its author's word for it).
-        if matches!(p.as_str(), "iterable" | "iterator" | "iterables" | "it" | "seq_or_iter") {
+        if matches!(
+            p.as_str(),
+            "iterable" | "iterator" | "iterables" | "it" | "seq_or_iter"
+        ) {
             e.vote(Kind::Iterable, 3);
         }
         a.evidence.insert(p.clone(), e);
@@ -362,7 +368,15 @@ impl Walk<'_, '_> {
                     self.ev(&p).vote(Kind::Iterable, 2);
                 }
             }
+            "except_clause" => {
+                if let Some(p) = node.named_child(0).and_then(|c| self.param(c)) {
+                    self.ev(&p).vote(Kind::Exception, 6);
+                }
+            }
             "raise_statement" => {
+                if let Some(p) = node.named_child(0).and_then(|c| self.param(c)) {
+                    self.ev(&p).vote(Kind::Exception, 6);
+                }
                 if let Some(e) = node.named_child(0) {
                     let callee = if e.kind() == "call" {
                         e.child_by_field_name("function").unwrap_or(e)
