@@ -352,6 +352,11 @@ pub struct Search<'a, R: Runner> {
     discarded: std::collections::BTreeMap<String, usize>,
 }
 
+/// Calls after which a search that has not one usable result gives up (every input raised
+/// a type error, timed out or tripped the sandbox: the function needs what literals cannot
+/// give).
+pub const NOTHING_USABLE: usize = 120;
+
 /// Usable calls kept aside (beyond the cases) for the mutation stage to draw on.
 pub const RESERVOIR: usize = 400;
 
@@ -423,7 +428,9 @@ impl<'a, R: Runner> Search<'a, R> {
             Some(Stop::Calls)
         } else if self.started.elapsed().as_secs_f64() >= self.budget.seconds {
             Some(Stop::Seconds)
-        } else if since_new >= self.budget.stall {
+        } else if since_new >= self.budget.stall
+            || (self.cases.is_empty() && self.calls >= NOTHING_USABLE)
+        {
             Some(Stop::Stalled)
         } else {
             None
