@@ -285,7 +285,25 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
     let chars = proptest::collection::vec(char_strategy(pool), 0..12)
         .prop_map(|cs| cs.into_iter().collect::<String>())
         .boxed();
-    let random = Union::new_weighted(vec![(3, chars), (2, shaped_str())]).boxed();
+    let mut arms = vec![(3, chars), (2, shaped_str())];
+    // Lengths the function checks for (`len(x) != 12`): text of exactly that many characters.
+    let lengths: Vec<usize> = pool
+        .ints
+        .iter()
+        .filter(|&&i| (1..=64).contains(&i))
+        .map(|&i| i as usize)
+        .collect();
+    if !lengths.is_empty() {
+        let cs = char_strategy(pool);
+        arms.push((
+            2,
+            proptest::sample::select(lengths)
+                .prop_flat_map(move |n| proptest::collection::vec(cs.clone(), n))
+                .prop_map(|cs| cs.into_iter().collect::<String>())
+                .boxed(),
+        ));
+    }
+    let random = Union::new_weighted(arms).boxed();
     if pool.strs.is_empty() {
         return random;
     }
