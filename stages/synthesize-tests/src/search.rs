@@ -355,7 +355,7 @@ pub struct Search<'a, R: Runner> {
 /// Calls after which a search that has not one usable result gives up (every input raised
 /// a type error, timed out or tripped the sandbox: the function needs what literals cannot
 /// give).
-pub const NOTHING_USABLE: usize = 120;
+pub const NOTHING_USABLE: usize = 200;
 
 /// Usable calls kept aside (beyond the cases) for the mutation stage to draw on.
 pub const RESERVOIR: usize = 400;

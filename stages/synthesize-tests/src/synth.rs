@@ -459,15 +459,18 @@ pub fn synthesize(
     } else {
         {
             task.prompt_kind = "synthesized".into();
+            // Returned values before exceptions, small inputs before large (a docstring of
+            // thousand-character arguments helps nobody); the order is stable.
             let mut examples: Vec<&Case> = cases
                 .iter()
-                .filter(|c| matches!(c.result, CallResult::Returned { .. }))
+                .filter(|c| !matches!(c.result, CallResult::Failed { .. }))
                 .collect();
-            examples.extend(
-                cases
-                    .iter()
-                    .filter(|c| matches!(c.result, CallResult::Raised { .. })),
-            );
+            examples.sort_by_key(|c| {
+                (
+                    matches!(c.result, CallResult::Raised { .. }),
+                    c.input.size() + c.args.len() / 8,
+                )
+            });
             let examples: Vec<(String, String)> = examples
                 .iter()
                 .take(3)
