@@ -1,10 +1,13 @@
 # freshbench: build, test, demo and benchmark.
-#   make demo    the pipeline (crawl, resolve, classify) on the bundled fixtures
+#   make demo    the pipeline (crawl, resolve, classify, synthesize-tests) on the bundled fixtures
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
-#                (resolve vs the ast module; sandboxed calls vs a fresh python per call)
+#                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
+#                synthesize-tests' coverage vs Hypothesis' st.from_type, SYNTH_CALLS calls each,
+#                on all of data/synth (~20 min) or the first SYNTH_LIMIT candidates)
 #   make real    the pipeline on real projects from the package registry (network)
 #   make real-tests  their own test suites, in their environments, in the sandbox
+#   make real-synth  function tasks from 14 real projects (SYNTH_SOURCES) into data/synth, with figures
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -17,14 +20,19 @@ DEMO    ?= data/demo
 REAL    ?= data/real
 SOURCES ?= pipelines/sources/real-2026q4.toml
 BENCH   ?= data/bench
-STAGES  := crawl resolve classify execute
+SYNTH   ?= data/synth
+SYNTH_CALLS ?= 200
+SYNTH_LIMIT ?=
+SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
+JOBS    ?= 2
+STAGES  := crawl resolve classify execute synthesize-tests
 
-.PHONY: help setup build demo test test-rust test-fixtures bench real real-tests tables-doc fmt lint clean
+.PHONY: help setup build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 
-## Python tools (uv, coverage, pytest, pyarrow) into .tools/venv; quick when done.
+## Python tools (uv, coverage, pytest, pyarrow, hypothesis) into .tools/venv; quick when done.
 setup:
 	@bash scripts/setup-tools.sh
 
@@ -39,6 +47,8 @@ demo: setup build
 	$(BIN)/resolve --data $(DEMO)
 	@echo "== classify"
 	$(BIN)/classify --data $(DEMO)
+	@echo "== synthesize-tests: function tasks and their test cases"
+	$(BIN)/synthesize-tests --data $(DEMO) --jobs $(JOBS)
 	@echo "== tables in $(DEMO):" && ls $(DEMO)
 
 test: setup test-rust test-fixtures
@@ -60,11 +70,13 @@ tables-doc:
 	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
 
 bench: setup
-	$(CARGO) build --release -p crawl -p resolve -p execute --bins
+	$(CARGO) build --release -p crawl -p resolve -p classify -p execute -p synthesize-tests --bins
 	@echo "== resolve against the ast module"
 	bash scripts/bench-resolve.sh $(BENCH)
 	@echo "== execute: calls through one sandboxed worker against a fresh python per call"
 	$(RBIN)/execute-bench
+	@echo "== synthesize-tests against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls"
+	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
 
 real: setup build
 	@mkdir -p $(REAL)
@@ -72,6 +84,15 @@ real: setup build
 	$(BIN)/resolve --data $(REAL)
 	$(BIN)/classify --data $(REAL)
 	$(PY) scripts/dataset-report.py $(REAL)
+
+## Function tasks from real projects: crawl, resolve, classify, synthesize-tests, figures.
+real-synth: setup build
+	@mkdir -p $(SYNTH)
+	$(BIN)/crawl --data $(SYNTH) --sources $(SYNTH_SOURCES) --cache .cache/sdists; test $$? -le 1
+	$(BIN)/resolve --data $(SYNTH)
+	$(BIN)/classify --data $(SYNTH)
+	$(BIN)/synthesize-tests --data $(SYNTH) --jobs $(JOBS)
+	$(PY) scripts/synth-report.py $(SYNTH)
 
 ## Each real repository's own tests, run twice in the sandbox, into repo_tests (minutes).
 real-tests: real
@@ -84,4 +105,4 @@ lint:
 	$(CARGO) clippy --workspace --all-targets
 
 clean:
-	rm -rf $(DEMO) $(REAL) $(BENCH)
+	rm -rf $(DEMO) $(REAL) $(BENCH) $(SYNTH)

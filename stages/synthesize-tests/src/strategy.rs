@@ -812,8 +812,10 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
                 .filter(|t| t.generatable())
                 .map(|t| edge_list(t, pool))
                 .collect();
-            // Interleave, so each member's first edges come early.
-            for i in 0..8 {
+            // Interleave, so each member's first edges come early; all of them in the end
+            // (a float's infinities come late in its list).
+            let longest = lists.iter().map(Vec::len).max().unwrap_or(0).min(24);
+            for i in 0..longest {
                 for l in &lists {
                     if let Some(v) = l.get(i) {
                         push(v.clone());
