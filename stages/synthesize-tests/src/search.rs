@@ -63,8 +63,10 @@ pub struct Input {
 }
 
 impl Input {
-    /// The `args` and `kwargs` literals of a call with this input.
-    pub fn literals(&self, params: &[ParamSpec]) -> (String, String) {
+    /// The positional and keyword arguments of a call with this input: positionals in order
+    /// until the first one left to its default, the later ones by keyword, `*args` only when
+    /// no positional was left out, `**kwargs` names that are no parameter's.
+    fn arguments(&self, params: &[ParamSpec]) -> (Vec<PyVal>, Vec<(String, PyVal)>) {
         let mut args = Vec::new();
         let mut kwargs = Vec::new();
         let mut omitted = false;
@@ -90,6 +92,12 @@ impl Input {
                 kwargs.push((k.clone(), v.clone()));
             }
         }
+        (args, kwargs)
+    }
+
+    /// The `args` and `kwargs` literals of a call with this input.
+    pub fn literals(&self, params: &[ParamSpec]) -> (String, String) {
+        let (args, kwargs) = self.arguments(params);
         (args_literal(&args), kwargs_literal(&kwargs))
     }
 
@@ -114,7 +122,7 @@ impl Input {
             match positional.get(j) {
                 Some(&i) => values[i] = Some(v.clone()),
                 None if params.iter().any(|p| p.kind == ParamKind::VarPositional) => {
-                    varargs.push(v.clone())
+                    varargs.push(v.clone());
                 }
                 None => return None,
             }
@@ -130,11 +138,11 @@ impl Input {
                     )
             }) {
                 Some(i) if values[i].is_none() => values[i] = Some(v.clone()),
-                Some(_) => return None,
                 None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => {
-                    extra_kwargs.push((k.clone(), v.clone()))
+                    extra_kwargs.push((k.clone(), v.clone()));
                 }
-                None => return None,
+                // Given twice, or a name no parameter has.
+                Some(_) | None => return None,
             }
         }
         // A parameter without a default must have a value.
@@ -161,35 +169,13 @@ impl Input {
 
     /// The call as Python source: `name(1, 'a', sep=',')`.
     pub fn call_text(&self, name: &str, params: &[ParamSpec]) -> String {
-        let mut positional: Vec<String> = Vec::new();
-        let mut keywords: Vec<String> = Vec::new();
-        let mut omitted = false;
-        for (p, v) in params.iter().zip(&self.values) {
-            match (p.kind, v) {
-                (ParamKind::VarPositional | ParamKind::VarKeyword, _)
-                | (ParamKind::KeywordOnly, None) => {}
-                (ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword, None) => {
-                    omitted = true;
-                }
-                (ParamKind::PositionalOnly, Some(v)) => positional.push(v.literal()),
-                (ParamKind::PositionalOrKeyword, Some(v)) if !omitted => {
-                    positional.push(v.literal());
-                }
-                (ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly, Some(v)) => {
-                    keywords.push(format!("{}={}", p.name, v.literal()));
-                }
-            }
-        }
-        if !omitted {
-            positional.extend(self.varargs.iter().map(PyVal::literal));
-        }
-        for (k, v) in &self.extra_kwargs {
-            if !params.iter().any(|p| p.name == *k) {
-                keywords.push(format!("{k}={}", v.literal()));
-            }
-        }
-        positional.extend(keywords);
-        format!("{name}({})", positional.join(", "))
+        let (args, kwargs) = self.arguments(params);
+        let parts: Vec<String> = args
+            .iter()
+            .map(PyVal::literal)
+            .chain(kwargs.iter().map(|(k, v)| format!("{k}={}", v.literal())))
+            .collect();
+        format!("{name}({})", parts.join(", "))
     }
 
     pub fn size(&self) -> usize {
