@@ -4,7 +4,8 @@ Usage: python scripts/synth-report.py DATA_DIR
 
 Reads function_tasks, repos (and functions, for names) and prints Markdown tables: tasks,
 ok, full arc coverage, median mutation score, median and 90th-percentile seconds per
-function; then every reason a function fell short, counted, with examples.
+function; the held-out mutation score; then every reason a function fell short, counted,
+with examples.
 """
 
 import collections
@@ -67,7 +68,12 @@ def main(data):
     ms_all = [t["mutation_score"] for t in tasks if t["mutation_score"] is not None]
     if ms_all:
         print(f"\nmedian mutation score over every task with mutants: {statistics.median(ms_all):.3f} "
-              f"({len(ms_all)} tasks)")
+              f"(mean {statistics.mean(ms_all):.3f}, {len(ms_all)} tasks)")
+    for label, rows in (("every task", tasks), ("ok tasks", [t for t in tasks if t["status"] == "ok"])):
+        held = [t["held_out_mutation_score"] for t in rows if t.get("held_out_mutation_score") is not None]
+        if held:
+            print(f"held-out mutation score (mutants the cases were not completed for), {label}: "
+                  f"median {statistics.median(held):.3f}, mean {statistics.mean(held):.3f} ({len(held)} tasks)")
 
     print("\nWhy functions fell short of a task or of full coverage (a function may have two reasons):\n")
     reasons = collections.Counter()

@@ -47,6 +47,9 @@ table! {
         pub mutants_killed: i32,
         /// mutants_killed / mutants_total (null without mutants).
         pub mutation_score: Option<f64>,
+        /// The share killed of the held-out half of the mutants (every second one), which the
+        /// search did not complete the cases for (null with fewer than two mutants).
+        pub held_out_mutation_score: Option<f64>,
         /// Calls to the original made by the search.
         pub calls: i32,
         /// Time the coverage search took, seconds (records when it ran).

@@ -237,6 +237,7 @@ pub fn rejected(f: &Function, class: &str, opts: &Options, reason: String) -> Sy
         mutants_total: 0,
         mutants_killed: 0,
         mutation_score: None,
+        held_out_mutation_score: None,
         calls: 0,
         search_seconds: 0.0,
         seconds: 0.0,
@@ -359,9 +360,11 @@ pub fn synthesize(
         );
     }
 
-    // Mutation score. A mutant the cases do not tell apart is tried against other inputs
-    // the search ran (its reservoir); one that kills it joins the cases, so each case either
-    // covers an arc or kills a mutant.
+    // Mutation score. The mutants are split in two, alternately. A mutant of the first half
+    // that the cases do not tell apart is tried against other inputs the search ran (its
+    // reservoir); one that kills it joins the cases, so each case either covers an arc or
+    // kills a mutant. The second half is held out: run only against the final cases, it
+    // measures the tests on mutants they were not completed for.
     let mut cases: Vec<Case> = cases.into_iter().cloned().collect();
     if opts.mutants > 0 {
         let mutant_opts = mutants::Options {
@@ -371,19 +374,22 @@ pub fn synthesize(
         };
         match mutants::mutants(&text, &mutant_opts) {
             Ok(ms) => {
+                let (guide, held): (Vec<_>, Vec<_>) =
+                    ms.iter().enumerate().partition(|(i, _)| i % 2 == 0);
                 let mut killed = 0;
-                for m in &ms {
+                for (_, m) in guide {
                     let triples = triples_of(&cases);
-                    if exec::kills(
-                        &mut batches.primary,
-                        &m.source,
-                        &analysis.name,
-                        &triples,
-                        &opts.limits,
-                        slowest,
-                    )?
-                    .is_some()
-                    {
+                    let kill = |batch: &mut Batch<'_>, triples: &[(String, String, CallResult)]| {
+                        exec::kills(
+                            batch,
+                            &m.source,
+                            &analysis.name,
+                            triples,
+                            &opts.limits,
+                            slowest,
+                        )
+                    };
+                    if kill(&mut batches.primary, &triples)?.is_some() {
                         killed += 1;
                         continue;
                     }
@@ -404,22 +410,34 @@ pub fn synthesize(
                         .iter()
                         .map(|c| (c.args.clone(), c.kwargs.clone(), c.result.clone()))
                         .collect();
-                    if let Some(i) = exec::kills(
+                    if let Some(i) = kill(&mut batches.primary, &triples)? {
+                        killed += 1;
+                        cases.push(others[i].clone());
+                    }
+                }
+                let triples = triples_of(&cases);
+                let mut held_killed = 0;
+                for (_, m) in &held {
+                    if exec::kills(
                         &mut batches.primary,
                         &m.source,
                         &analysis.name,
                         &triples,
                         &opts.limits,
                         slowest,
-                    )? {
-                        killed += 1;
-                        cases.push(others[i].clone());
+                    )?
+                    .is_some()
+                    {
+                        held_killed += 1;
                     }
                 }
                 task.mutants_total = ms.len() as i32;
-                task.mutants_killed = killed;
+                task.mutants_killed = killed + held_killed;
                 if !ms.is_empty() {
-                    task.mutation_score = Some(f64::from(killed) / ms.len() as f64);
+                    task.mutation_score = Some(f64::from(killed + held_killed) / ms.len() as f64);
+                }
+                if !held.is_empty() {
+                    task.held_out_mutation_score = Some(f64::from(held_killed) / held.len() as f64);
                 }
             }
             Err(e) => tracing::warn!(function = %f.qualname, error = %e, "no mutants"),
