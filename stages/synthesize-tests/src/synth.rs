@@ -285,11 +285,8 @@ pub fn synthesize(
     let (text, offset) = task::canonical(&imports, &standalone);
     task.canonical_solution.clone_from(&text);
     task.entry_point.clone_from(&analysis.name);
-    if f.params
-        .iter()
-        .all(|p| matches!(ParamKind::parse(&p.kind), ParamKind::VarKeyword))
-        && f.params.is_empty()
-    {
+    // classify rejects these by default; a classify config without that rule lets them through.
+    if f.params.is_empty() {
         return reject(task, "no_parameters: nothing to vary".into());
     }
     let params = param_specs(f, &analysis);
