@@ -3,7 +3,7 @@
 Usage: python scripts/synth-report.py DATA_DIR
 
 Reads function_tasks, repos (and functions, for names) and prints Markdown tables: tasks,
-ok, full arc coverage, median mutation score, median and 90th-percentile seconds per
+ok, full branch and full arc coverage (of all, and of those callable with literals), median mutation score, median and 90th-percentile seconds per
 function; the held-out mutation score; then every reason a function fell short, counted,
 with examples.
 """
@@ -48,20 +48,28 @@ def main(data):
 
     def row(name, ts):
         full = [t for t in ts if t["arcs_total"] > 0 and t["arcs_covered"] == t["arcs_total"]]
+        # Branch coverage as coverage.py counts it (branch arcs only); a function without
+        # branches has it full once it has a case.
+        fullb = [t for t in ts if t["arcs_total"] > 0 and t["cases"] > 0
+                 and t["branches_covered"] == t["branches_total"]]
         callable_ = [t for t in ts if kind(t) not in NOT_GENERATABLE]
         full_callable = [t for t in callable_ if t in full]
+        fullb_callable = [t for t in callable_ if t in fullb]
         ms = [t["mutation_score"] for t in ts if t["mutation_score"] is not None and t["status"] == "ok"]
         secs = [t["seconds"] for t in ts]
         ok = [t for t in ts if t["status"] == "ok"]
-        return (f"| {name} | {len(ts)} | {len(ok)} | {len(full)} ({pct(len(full), len(ts))}) | "
+        return (f"| {name} | {len(ts)} | {len(ok)} | {len(fullb)} ({pct(len(fullb), len(ts))}) | "
+                f"{len(fullb_callable)}/{len(callable_)} ({pct(len(fullb_callable), len(callable_))}) | "
+                f"{len(full)} ({pct(len(full), len(ts))}) | "
                 f"{len(full_callable)}/{len(callable_)} ({pct(len(full_callable), len(callable_))}) | "
                 f"{statistics.median(ms) if ms else float('nan'):.3f} | "
                 f"{statistics.median(secs) if secs else float('nan'):.2f} | {quantile(secs, 0.9):.2f} | "
                 f"{sum(t['cases'] for t in ok)} |")
 
-    print("| repo | candidates | ok | full arc coverage | full, of those callable with literals | "
+    print("| repo | candidates | ok | full branch coverage | full branch, of those callable with literals | "
+          "full arc coverage | full arc, of those callable with literals | "
           "median mutation score (ok) | median s | p90 s | cases (ok) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in sorted(by_repo):
         print(row(name, by_repo[name]))
     print(row("**all**", tasks))
