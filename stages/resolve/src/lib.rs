@@ -42,7 +42,7 @@ use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome};
 use schemas::{File, Repo};
 
-pub use docstring::{cleandoc, literal_value};
+pub use docstring::{cleandoc, decode_escapes, literal_value};
 pub use imports::RepoIndex;
 pub use model::{
     Binding, FileAnalysis, FreeName, FunctionInfo, ImportTarget, ModuleSymbols, RefKind,

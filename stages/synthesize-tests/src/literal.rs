@@ -139,7 +139,11 @@ fn string_value(node: Node<'_>, src: &str) -> Option<PyVal> {
         return None;
     }
     let raw = prefix.contains('r');
-    let decoded = if raw { body } else { unescape(&body)? };
+    let decoded = if raw {
+        body
+    } else {
+        resolve::decode_escapes(&body)
+    };
     if prefix.contains('b') {
         Some(PyVal::Bytes(
             decoded.chars().map(|c| c as u32 as u8).collect(),
@@ -147,61 +151,6 @@ fn string_value(node: Node<'_>, src: &str) -> Option<PyVal> {
     } else {
         Some(PyVal::Str(decoded))
     }
-}
-
-/// Python's backslash escapes (those of ordinary strings).
-fn unescape(s: &str) -> Option<String> {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            '0'..='7' => {
-                let mut v = e.to_digit(8)?;
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(d) => {
-                            v = v * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(char::from_u32(v)?);
-            }
-            'x' | 'u' | 'U' => {
-                let n = match e {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 8,
-                };
-                let hex: String = (0..n).filter_map(|_| chars.next()).collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-            }
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
-            'f' => out.push('\u{c}'),
-            'v' => out.push('\u{b}'),
-            '\n' => {}
-            '\\' | '\'' | '"' => out.push(e),
-            'N' => return None, // named characters: not worth a table
-            other => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]
