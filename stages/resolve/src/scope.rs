@@ -100,6 +100,14 @@ pub(crate) fn attribute_uses(walk: &mut Walk<'_>) {
                 header_seen = true;
             }
             if s == b {
+                // A name a function imports itself (`import getpass` in its body) is still
+                // code from elsewhere: it is a reference of that function too.
+                let sc = &scopes[s as usize];
+                if sc.kind == ScopeKind::Function
+                    && matches!(sc.bindings.get(u.name), Some(BindWhat::Import(_)))
+                {
+                    add(sc.func);
+                }
                 break;
             }
             let sc = &scopes[s as usize];

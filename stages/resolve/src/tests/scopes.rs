@@ -49,10 +49,25 @@ fn every_binding_form_is_local() {
                     deleted, a, b, c, d, e, g, h, m1, mrest, mv, mkw, mx, mas)
         ",
     );
+    // Local bindings all, but the imported names stay references of the function: the
+    // code they name lives elsewhere.
     assert_eq!(
         chains(&a, "f"),
-        ["Point", "ValueError", "ctx", "int", "open"]
+        [
+            "Point",
+            "ValueError",
+            "ctx",
+            "dq",
+            "int",
+            "json",
+            "open",
+            "osp"
+        ]
     );
+    assert!(matches!(
+        binding(&a, "f", "json"),
+        Binding::EnclosingImport(_)
+    ));
 }
 
 #[test]
