@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod rules;
+pub mod shape;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;

@@ -191,6 +191,22 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
             }
         }
     }
+    if !f.has_syntax_error && !f.is_generator {
+        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        let shape = crate::shape::shape(&f.source, &names);
+        if shape.returns_function {
+            push(&mut reasons, "returns_function".into());
+        }
+        for (param, attr) in shape.object_params {
+            let annotated = params
+                .iter()
+                .any(|p| p.name == param && p.annotation.is_some());
+            // An annotated parameter is judged by its annotation (`ungeneratable_param`).
+            if !annotated {
+                push(&mut reasons, format!("object_param:{param}.{attr}"));
+            }
+        }
+    }
     for d in &f.decorators {
         let name = decorator_name(d);
         if !config.decorators.transparent.iter().any(|t| t == name)
