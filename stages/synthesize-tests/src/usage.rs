@@ -227,6 +227,36 @@ const SET_METHODS: &[&str] = &[
     "symmetric_difference",
     "isdisjoint",
 ];
+/// What the `%` conversions of a format string ask of a single argument: a number when
+/// every conversion is numeric (`%d`, `%i`, `%x`, `%f`, ...), `None` otherwise (`%s`, `%r`
+/// take anything; several conversions take a tuple).
+fn format_kind(fmt: &str) -> Option<Kind> {
+    let mut convs = Vec::new();
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        // Flags, width, precision, then the conversion character.
+        while let Some(&n) = chars.peek() {
+            if n.is_ascii_digit() || matches!(n, '-' | '+' | ' ' | '#' | '.' | '*') {
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        match chars.next() {
+            Some('%') | None => {}
+            Some(conv) => convs.push(conv),
+        }
+    }
+    match convs.as_slice() {
+        ['d' | 'i' | 'u' | 'x' | 'X' | 'o'] => Some(Kind::Int),
+        ['f' | 'F' | 'e' | 'E' | 'g' | 'G'] => Some(Kind::Float),
+        _ => None,
+    }
+}
+
 const ITERATING_CALLS: &[&str] = &[
     "sorted",
     "list",
@@ -435,6 +465,35 @@ impl Walk<'_, '_> {
                 e.vote(Kind::Str, 2);
             }
         }
+        // `map(p, xs)`, `filter(p, xs)`, `reduce(p, xs)`, `sorted(xs, key=p)`: `p` is
+        // called by the callee.
+        let short = fname.rsplit('.').next().unwrap_or(&fname);
+        if matches!(
+            short,
+            "map" | "filter" | "reduce" | "starmap" | "filterfalse" | "takewhile" | "dropwhile"
+        ) {
+            if let Some(p) = &first_param {
+                self.ev(p).vote(Kind::Callable, 6);
+            }
+        }
+        if let Some(arglist) = node.child_by_field_name("arguments") {
+            let mut c = arglist.walk();
+            let kws: Vec<Node<'_>> = arglist
+                .named_children(&mut c)
+                .filter(|n| n.kind() == "keyword_argument")
+                .collect();
+            for kw in kws {
+                let is_key = kw
+                    .child_by_field_name("name")
+                    .is_some_and(|n| matches!(self.text(n), "key" | "default_factory"));
+                if let (true, Some(p)) = (
+                    is_key,
+                    kw.child_by_field_name("value").and_then(|v| self.param(v)),
+                ) {
+                    self.ev(&p).vote(Kind::Callable, 6);
+                }
+            }
+        }
         match fname.as_str() {
             "len" => {
                 if let Some(p) = first_param {
@@ -567,7 +626,7 @@ impl Walk<'_, '_> {
     }
 
     fn arithmetic(&mut self, node: Node<'_>) {
-        let (Some(l), Some(r)) = (
+        let (Some(left), Some(right)) = (
             node.child_by_field_name("left"),
             node.child_by_field_name("right"),
         ) else {
@@ -577,15 +636,21 @@ impl Walk<'_, '_> {
             .child_by_field_name("operator")
             .map(|o| self.text(o).trim_end_matches('=').to_string())
             .unwrap_or_default();
-        for (side, other) in [(l, r), (r, l)] {
+        for (side, other) in [(left, right), (right, left)] {
             let Some(p) = self.param(side) else {
                 continue;
             };
             let other = strip_parens(other);
+            // `"%d items" % n`: the conversions say what `n` is.
+            let on_right = side == right;
+            let format_arg = (op == "%"
+                && on_right
+                && matches!(other.kind(), "string" | "concatenated_string"))
+            .then(|| format_kind(self.text(other)));
             let e = self.a.evidence.entry(p).or_default();
             match other.kind() {
                 "integer" => {
-                    if op == "%" && side == l {
+                    if op == "%" && side == left {
                         // `x % 2` (numbers) or `fmt % args` (strings): numbers are likelier
                         // with a number on the right.
                         e.vote(Kind::Int, 2);
@@ -599,6 +664,12 @@ impl Walk<'_, '_> {
                     }
                 }
                 "float" => e.vote(Kind::Float, 3),
+                "string" | "concatenated_string" if format_arg.is_some() => {
+                    match format_arg.flatten() {
+                        Some(k) => e.vote(k, 3),
+                        None => e.vote(Kind::Str, 1),
+                    }
+                }
                 "string" | "concatenated_string" => e.vote(Kind::Str, 3),
                 "list" | "list_comprehension" => e.vote(Kind::List, 3),
                 "tuple" => e.vote(Kind::Tuple, 2),
@@ -725,5 +796,19 @@ mod tests {
         assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
         assert!(a.constants.ints.contains(&1));
         assert!(a.docstring_end.is_some());
+    }
+
+    #[test]
+    fn format_arguments_and_called_parameters() {
+        let b = analyze(
+            "def f(n, name, fn, items):\n    m = \"%05d rows\" % n\n    t = \"%s!\" % name\n    return sorted(map(fn, items), key=fn), m, t\n",
+            &params(&["n", "name", "fn", "items"]),
+        )
+        .unwrap();
+        assert_eq!(b.evidence["n"].ty(), Some(Ty::Int));
+        assert_eq!(b.evidence["fn"].ty(), Some(Ty::Callable));
+        assert_ne!(b.evidence["name"].ty(), Some(Ty::Int));
+        assert_eq!(format_kind("%.2f%%"), Some(Kind::Float));
+        assert_eq!(format_kind("%d of %d"), None);
     }
 }
