@@ -27,10 +27,12 @@
 pub mod backend;
 pub mod batch;
 pub mod env;
+pub mod evaluate;
 pub mod process;
 pub mod protocol;
 pub mod repo_tests;
 pub mod sandbox;
+pub mod tasks;
 pub mod value;
 pub mod worker;
 
@@ -111,10 +113,56 @@ pub struct Args {
     /// host, outside the sandbox (by default only wheels are installed).
     #[arg(long)]
     pub allow_sdist_builds: bool,
+    /// Check every `ok` function task by running it: the original twice (hash seeds 0 and 1)
+    /// and an empty body once; writes `validations` (only valid tasks count downstream).
+    #[arg(long)]
+    pub validate: bool,
+    /// Run the answers of `runs/NAME/candidates` against their tasks' cases and write
+    /// `runs/NAME/executions` (status, cases passed, failure fingerprint).
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
+    /// With --run: only every n-th candidate from the i-th (1-based), written to
+    /// `runs/NAME/executions-i-of-n.parquet`; `--merge` joins the shards afterwards.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard_arg)]
+    pub shard: Option<(usize, usize)>,
+    /// With --run: merge the shard files into `runs/NAME/executions.parquet`.
+    #[arg(long, requires = "run")]
+    pub merge: bool,
+    /// With --validate or --run: wall-clock and CPU seconds one test case may take.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub case_timeout: f64,
+    /// With --validate or --run: don't build environments for tasks that import
+    /// third-party packages (they are recorded as not runnable).
+    #[arg(long)]
+    pub no_envs: bool,
+    /// Seconds between checkpoints of the table being written.
+    #[arg(long, value_name = "SECS", default_value_t = 30, hide = true)]
+    pub checkpoint_secs: u64,
+}
+
+fn parse_shard_arg(s: &str) -> Result<(usize, usize), String> {
+    tasks::parse_shard(s)
 }
 
 /// The stage.
 pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
+    let jobs = [
+        args.check_sandbox,
+        args.repo_tests,
+        args.validate,
+        args.run.is_some(),
+    ];
+    if jobs.iter().filter(|j| **j).count() > 1 {
+        anyhow::bail!(
+            "give one of --check-sandbox, --repo-tests, --validate, --run (see `execute --help`)"
+        );
+    }
+    if args.shard.is_some() && args.run.is_none() {
+        anyhow::bail!("--shard splits the candidates of a run: give --run NAME too");
+    }
+    if args.validate || args.run.is_some() {
+        return evaluate_tasks(args);
+    }
     match (args.check_sandbox, args.repo_tests) {
         (true, false) => check_sandbox(args),
         (false, true) => {
@@ -148,8 +196,60 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
         }
         (true, true) => anyhow::bail!("--check-sandbox and --repo-tests: give one of them"),
         (false, false) => anyhow::bail!(
-            "nothing to do: give --repo-tests (run the repositories' test suites) or --check-sandbox (see `execute --help`)"
+            "nothing to do: give --validate (check the tasks), --run NAME (judge a model's answers), --repo-tests (run the repositories' test suites) or --check-sandbox (see `execute --help`)"
         ),
+    }
+}
+
+/// `--validate` and `--run`.
+fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
+    if args.jobs == 0 {
+        anyhow::bail!("--jobs 0: give at least 1");
+    }
+    if !(args.case_timeout > 0.0 && args.case_timeout.is_finite()) {
+        anyhow::bail!(
+            "--case-timeout {}: give a positive number of seconds",
+            args.case_timeout
+        );
+    }
+    let python = args.python.clone().unwrap_or_else(default_interpreter);
+    let judge = tasks::JudgeOptions {
+        limits: Limits {
+            wall: std::time::Duration::from_secs_f64(args.case_timeout),
+            cpu_seconds: args.case_timeout.ceil() as u64,
+            memory_bytes: args.memory_mb.saturating_mul(1 << 20),
+            ..Limits::default()
+        },
+        ..tasks::JudgeOptions::default()
+    };
+    let opts = evaluate::EvalOptions {
+        jobs: args.jobs,
+        judge,
+        force: args.force,
+        require_isolation: args.require_isolation,
+        envs: (!args.no_envs).then(|| env::EnvConfig {
+            cache_dir: args
+                .cache_dir
+                .clone()
+                .unwrap_or_else(env::default_cache_dir),
+            python: python.clone(),
+            uv: if args.no_uv {
+                None
+            } else {
+                args.uv.clone().or_else(env::find_uv)
+            },
+            rebuild: args.rebuild_envs,
+            timeout: std::time::Duration::from_secs(args.env_timeout),
+            allow_sdist_builds: args.allow_sdist_builds,
+        }),
+        python,
+        shard: args.shard,
+        checkpoint: std::time::Duration::from_secs(args.checkpoint_secs),
+    };
+    match &args.run {
+        Some(run) if args.merge => evaluate::merge_shards(&args.common, run),
+        Some(run) => evaluate::run_candidates(&args.common, run, &opts),
+        None => evaluate::validate(&args.common, &opts),
     }
 }
 

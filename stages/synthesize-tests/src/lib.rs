@@ -16,7 +16,6 @@
 //! imports ([`task`]). All code runs through the `execute` library, in its sandbox.
 
 pub mod doc;
-pub mod envs;
 pub mod exec;
 pub mod literal;
 pub mod pyval;
@@ -275,7 +274,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let refs = refs_of
             .get(f.function_id.as_str())
             .map_or(&[][..], Vec::as_slice);
-        let mods = envs::third_party(refs);
+        let mods = execute::env::functions::third_party(refs);
         if !mods.is_empty() {
             needs.entry(f.repo_id.clone()).or_default().extend(mods);
         }
@@ -286,7 +285,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             .map(|k| (k.clone(), Err("not built (--no-envs)".to_string())))
             .collect()
     } else {
-        envs::interpreters(
+        execute::env::functions::interpreters(
             dir,
             &needs,
             execute::env::EnvConfig {
@@ -308,7 +307,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             let refs = refs_of
                 .get(f.function_id.as_str())
                 .map_or(&[][..], Vec::as_slice);
-            let python = if envs::third_party(refs).is_empty() {
+            let python = if execute::env::functions::third_party(refs).is_empty() {
                 Ok((interpreter.clone(), Vec::new()))
             } else {
                 // The packages the repository's functions use are imported once per worker,

@@ -20,6 +20,7 @@
 //! outside the sandbox unless `--allow-sdist-builds`.
 #![allow(unsafe_code)]
 
+pub mod functions;
 pub mod requirements;
 pub mod tree;
 

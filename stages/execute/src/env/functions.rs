@@ -1,14 +1,15 @@
 //! Interpreters for functions that use third-party libraries (a weakly self-contained
-//! function may use numpy): the repository's environment from the execute library, built
+//! function may use numpy): the repository's environment, built
 //! with uv from the dependency files crawl recorded plus the packages the functions import,
 //! and cached. Functions that use only the standard library run on the tools' interpreter.
+//! `synthesize-tests` runs the originals there, and `execute` the tasks and the answers.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
+use super::requirements::{self, DepFile};
+use super::{EnvConfig, EnvState, Envs};
 use anyhow::Context as _;
-use execute::env::requirements::{self, DepFile};
-use execute::env::{EnvConfig, EnvState, Envs};
 use schemas::{File, Reference, Repo};
 
 /// The distribution that provides an importable top-level module, where the names differ.
@@ -89,7 +90,7 @@ pub fn interpreters(
         tracing::info!(repo = %repo.name, requirements = ?reqs, "environment for functions using third-party modules");
         let r = match envs.ensure(&reqs) {
             Ok(env) => match env.state {
-                EnvState::Failed { message, .. } => Err(execute::env::cap_tail(&message, 400)),
+                EnvState::Failed { message, .. } => Err(super::cap_tail(&message, 400)),
                 _ => Ok(env.python),
             },
             Err(e) => Err(e.to_string()),
