@@ -1,0 +1,408 @@
+//! Reading the tables: the valid tasks of the dataset with their groups, and each run's
+//! samples per task.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use schemas::{
+    AssertionTask, Candidate, CompletionTask, Execution, FunctionTask, Repo, Slice, Table,
+    Timestamp, Validation,
+};
+
+use crate::difficulty;
+
+/// Where the difficulty buckets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DifficultySource {
+    /// The `slices` table: ESV, MCL and DFI.
+    Slices,
+    /// No `slices` table: branch arcs and lines of the reference solution (function tasks).
+    Proxy,
+}
+
+/// A valid task and the group it falls in for every breakdown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskInfo {
+    pub task_id: String,
+    /// `function`, `completion` or `assertion`.
+    pub family: String,
+    /// The function class; `None` for tasks that are not function tasks.
+    pub class: Option<String>,
+    /// The repository's name (with its version or id where names collide).
+    pub repo: String,
+    /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
+    pub difficulty: String,
+    /// `before_cutoff`, `after_cutoff` or `unknown`; `None` without `--cutoff`.
+    pub window: Option<String>,
+}
+
+/// The valid tasks of a dataset.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// Valid tasks, by id.
+    pub tasks: Vec<TaskInfo>,
+    /// Tasks validated but not valid (excluded everywhere).
+    pub invalid: usize,
+    pub difficulty_source: DifficultySource,
+    /// The cutoff as given.
+    pub cutoff: Option<String>,
+}
+
+/// The samples of one task in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// Samples executed.
+    pub n: u32,
+    /// Of them, passed.
+    pub c: u32,
+}
+
+/// One run: its samples per valid task, and what did not count.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub name: String,
+    /// The model spec(s) of its candidates.
+    pub model: String,
+    /// Valid tasks with at least one execution, by id.
+    pub outcomes: BTreeMap<String, Outcome>,
+    /// Valid tasks without any execution row (not scored).
+    pub missing_tasks: usize,
+    /// Samples of valid tasks with a candidate but no execution row (not scored).
+    pub missing_samples: usize,
+    /// Execution rows of tasks that are not valid or unknown (not scored).
+    pub ignored_executions: usize,
+    /// Execution rows repeating a (task, sample) already seen (the first one counts).
+    pub duplicate_executions: usize,
+    /// Samples per status, over the scored samples.
+    pub statuses: BTreeMap<String, usize>,
+    /// Failed samples per fingerprint (`none` when a failure has none), over the scored samples.
+    pub fingerprints: BTreeMap<String, usize>,
+}
+
+/// A run's folder: `DIR/runs/NAME`.
+pub fn run_dir(data: &Path, run: &str) -> PathBuf {
+    data.join("runs").join(run)
+}
+
+/// Reads the dataset's valid tasks and sorts them into groups.
+pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Result<Dataset> {
+    let validations: Vec<Validation> = schemas::read_table(dir)
+        .context("reading the validations (`execute` checks every task before it is scored)")?;
+    let repos: Vec<Repo> = schemas::read_table(dir).context("reading the repositories")?;
+
+    // The task tables: function tasks are required unless another family's table exists.
+    let has_completion = schemas::table_exists::<CompletionTask>(dir);
+    let has_assertion = schemas::table_exists::<AssertionTask>(dir);
+    let function_tasks: Vec<FunctionTask> =
+        if schemas::table_exists::<FunctionTask>(dir) || !(has_completion || has_assertion) {
+            schemas::read_table(dir).context("reading the function tasks")?
+        } else {
+            Vec::new()
+        };
+    let completion_tasks: Vec<CompletionTask> = if has_completion {
+        schemas::read_table(dir).context("reading the completion tasks")?
+    } else {
+        Vec::new()
+    };
+    let assertion_tasks: Vec<AssertionTask> = if has_assertion {
+        schemas::read_table(dir).context("reading the assertion tasks")?
+    } else {
+        Vec::new()
+    };
+    let slices: Option<Vec<Slice>> = if schemas::table_exists::<Slice>(dir) {
+        Some(schemas::read_table(dir).context("reading the slices (difficulty)")?)
+    } else {
+        None
+    };
+
+    // Valid tasks; a task validated twice is valid only if every row says so.
+    let mut valid: BTreeMap<&str, (bool, &str)> = BTreeMap::new();
+    for v in &validations {
+        let e = valid
+            .entry(v.task_id.as_str())
+            .or_insert((true, v.family.as_str()));
+        e.0 &= v.valid;
+    }
+    let invalid = valid.values().filter(|(ok, _)| !ok).count();
+
+    let functions: HashMap<&str, &FunctionTask> = function_tasks
+        .iter()
+        .map(|t| (t.task_id.as_str(), t))
+        .collect();
+    let mut repo_of: HashMap<&str, &str> = HashMap::new();
+    for t in &function_tasks {
+        repo_of.insert(&t.task_id, &t.repo_id);
+    }
+    for t in &completion_tasks {
+        repo_of.insert(&t.task_id, &t.repo_id);
+    }
+    for t in &assertion_tasks {
+        repo_of.insert(&t.task_id, &t.repo_id);
+    }
+    let repos_by_id: HashMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
+
+    let ids: Vec<&str> = valid
+        .iter()
+        .filter(|(_, (ok, _))| *ok)
+        .map(|(id, _)| *id)
+        .collect();
+    let used_repos: BTreeSet<&str> = ids
+        .iter()
+        .filter_map(|id| repo_of.get(id).copied())
+        .collect();
+    let repo_names = repo_names(&used_repos, &repos_by_id);
+
+    let (difficulty, source) = match &slices {
+        Some(slices) => (by_slices(&ids, slices), DifficultySource::Slices),
+        None => (by_proxy(&ids, &functions), DifficultySource::Proxy),
+    };
+
+    let tasks = ids
+        .iter()
+        .zip(difficulty)
+        .map(|(&id, difficulty)| {
+            let repo_id = repo_of.get(id).copied();
+            let window = cutoff.map(|(_, at)| {
+                match repo_id
+                    .and_then(|r| repos_by_id.get(r))
+                    .and_then(|r| r.published_at)
+                {
+                    Some(p) if p >= at => "after_cutoff".to_string(),
+                    Some(_) => "before_cutoff".to_string(),
+                    None => "unknown".to_string(),
+                }
+            });
+            TaskInfo {
+                task_id: id.to_string(),
+                family: valid[id].1.to_string(),
+                class: functions.get(id).map(|t| t.class.clone()),
+                repo: repo_id.map_or_else(
+                    || "(unknown repository)".to_string(),
+                    |r| repo_names[r].clone(),
+                ),
+                difficulty,
+                window,
+            }
+        })
+        .collect();
+    Ok(Dataset {
+        tasks,
+        invalid,
+        difficulty_source: source,
+        cutoff: cutoff.map(|(text, _)| text.to_string()),
+    })
+}
+
+/// Display names of repositories: the name, with the version (or the id's start) added
+/// where two repositories share it.
+fn repo_names<'a>(
+    used: &BTreeSet<&'a str>,
+    repos: &HashMap<&str, &Repo>,
+) -> HashMap<&'a str, String> {
+    let mut by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for &id in used {
+        let name = repos.get(id).map_or(id, |r| r.name.as_str());
+        by_name.entry(name).or_default().push(id);
+    }
+    let mut out = HashMap::new();
+    for (name, ids) in by_name {
+        for &id in &ids {
+            let label = if ids.len() == 1 {
+                name.to_string()
+            } else {
+                match repos.get(id).and_then(|r| r.version.as_deref()) {
+                    Some(v)
+                        if ids
+                            .iter()
+                            .filter(|o| {
+                                repos.get(**o).and_then(|r| r.version.as_deref()) == Some(v)
+                            })
+                            .count()
+                            == 1 =>
+                    {
+                        format!("{name} {v}")
+                    }
+                    _ => format!("{name} ({})", &id[..id.len().min(8)]),
+                }
+            };
+            out.insert(id, label);
+        }
+    }
+    out
+}
+
+/// Buckets from the slices: tertiles of the mean normalized rank of ESV, MCL and DFI among
+/// the valid tasks that have a slice; the others are `unknown`.
+fn by_slices(ids: &[&str], slices: &[Slice]) -> Vec<String> {
+    let of: HashMap<&str, &Slice> = slices.iter().map(|s| (s.task_id.as_str(), s)).collect();
+    let measured: Vec<(usize, &Slice)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| of.get(id).map(|s| (i, *s)))
+        .collect();
+    let figures = vec![
+        measured.iter().map(|(_, s)| f64::from(s.esv)).collect(),
+        measured.iter().map(|(_, s)| s.mcl as f64).collect(),
+        measured.iter().map(|(_, s)| f64::from(s.dfi)).collect(),
+    ];
+    bucket(ids.len(), &measured, &figures, "")
+}
+
+/// Buckets from the proxy: tertiles of the mean normalized rank of branch arcs and
+/// non-blank lines of the reference solution among the valid function tasks; the others
+/// are `unknown (proxy)`.
+fn by_proxy(ids: &[&str], functions: &HashMap<&str, &FunctionTask>) -> Vec<String> {
+    let measured: Vec<(usize, &FunctionTask)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| functions.get(id).map(|t| (i, *t)))
+        .collect();
+    let figures = vec![
+        measured
+            .iter()
+            .map(|(_, t)| f64::from(t.branches_total))
+            .collect(),
+        measured
+            .iter()
+            .map(|(_, t)| difficulty::code_lines(&t.canonical_solution) as f64)
+            .collect(),
+    ];
+    bucket(ids.len(), &measured, &figures, " (proxy)")
+}
+
+fn bucket<T>(
+    len: usize,
+    measured: &[(usize, T)],
+    figures: &[Vec<f64>],
+    suffix: &str,
+) -> Vec<String> {
+    let mut out = vec![format!("unknown{suffix}"); len];
+    let tertiles = difficulty::tertiles(&difficulty::combined(figures));
+    for ((i, _), t) in measured.iter().zip(tertiles) {
+        out[*i] = format!("{}{suffix}", difficulty::BUCKETS[t]);
+    }
+    out
+}
+
+/// Reads one run's executions (and candidates, for the model and unexecuted samples).
+pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<RunData> {
+    let rdir = run_dir(dir, name);
+    let todo = || {
+        format!(
+            "run `solve --data {d} --run {name}` and then `execute --data {d} --run {name}` first",
+            d = dir.display()
+        )
+    };
+    if !rdir.is_dir() {
+        anyhow::bail!("{}: no such run folder; {}", rdir.display(), todo());
+    }
+    let epath = rdir.join(format!("{}.parquet", Execution::NAME));
+    if !epath.is_file() {
+        anyhow::bail!("{}: the run has no executions; {}", epath.display(), todo());
+    }
+    let executions: Vec<Execution> = schemas::read_table_from(&epath)
+        .with_context(|| format!("reading the executions of run `{name}`"))?;
+    let cpath = rdir.join(format!("{}.parquet", Candidate::NAME));
+    let candidates: Option<Vec<Candidate>> = if cpath.is_file() {
+        Some(
+            schemas::read_table_from(&cpath)
+                .with_context(|| format!("reading the candidates of run `{name}`"))?,
+        )
+    } else {
+        tracing::warn!(run = name, path = %cpath.display(), "no candidates table: the model is unknown");
+        None
+    };
+
+    let valid: BTreeSet<&str> = dataset.tasks.iter().map(|t| t.task_id.as_str()).collect();
+    let mut seen: BTreeSet<(&str, i32)> = BTreeSet::new();
+    let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
+    let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    let mut fingerprints: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut ignored, mut duplicates) = (0, 0);
+    for e in &executions {
+        if e.run != name {
+            tracing::warn!(run = name, found = %e.run, task = %e.task_id, "an execution row names another run; counted for this run's folder");
+        }
+        if !valid.contains(e.task_id.as_str()) {
+            ignored += 1;
+            continue;
+        }
+        if !seen.insert((e.task_id.as_str(), e.sample)) {
+            duplicates += 1;
+            continue;
+        }
+        let o = outcomes.entry(e.task_id.clone()).or_default();
+        o.n += 1;
+        let pass = e.status == "pass";
+        o.c += u32::from(pass);
+        *statuses.entry(e.status.clone()).or_default() += 1;
+        if !pass {
+            let f = e.fingerprint.clone().unwrap_or_else(|| "none".into());
+            *fingerprints.entry(f).or_default() += 1;
+        }
+    }
+    let missing_tasks = valid.len() - outcomes.len();
+    let mut missing_samples = 0;
+    let model = match &candidates {
+        Some(cands) => {
+            let mut asked: BTreeSet<(&str, i32)> = BTreeSet::new();
+            for c in cands {
+                if valid.contains(c.task_id.as_str())
+                    && !seen.contains(&(c.task_id.as_str(), c.sample))
+                    && asked.insert((c.task_id.as_str(), c.sample))
+                {
+                    missing_samples += 1;
+                }
+            }
+            let models: BTreeSet<&str> = cands.iter().map(|c| c.model.as_str()).collect();
+            if models.is_empty() {
+                "unknown (no candidates)".to_string()
+            } else {
+                models.into_iter().collect::<Vec<_>>().join(", ")
+            }
+        }
+        None => "unknown (no candidates table)".to_string(),
+    };
+    if missing_tasks > 0 {
+        tracing::warn!(
+            run = name,
+            missing = missing_tasks,
+            valid = valid.len(),
+            "valid tasks without any execution are not scored (neither passed nor failed); \
+             run `solve` and `execute --run {name}` on them to complete the run"
+        );
+    }
+    if missing_samples > 0 {
+        tracing::warn!(
+            run = name,
+            samples = missing_samples,
+            "candidates without an execution are not scored; rerun `execute --run {name}` to complete them"
+        );
+    }
+    if ignored > 0 {
+        tracing::info!(
+            run = name,
+            rows = ignored,
+            "executions of tasks that are not valid (or unknown) are ignored"
+        );
+    }
+    if duplicates > 0 {
+        tracing::warn!(
+            run = name,
+            rows = duplicates,
+            "repeated executions of a task's sample: the first row counts"
+        );
+    }
+    Ok(RunData {
+        name: name.to_string(),
+        model,
+        outcomes,
+        missing_tasks,
+        missing_samples,
+        ignored_executions: ignored,
+        duplicate_executions: duplicates,
+        statuses,
+        fingerprints,
+    })
+}

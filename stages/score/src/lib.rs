@@ -1,0 +1,290 @@
+//! `score`: pass@k of a model's runs, with bootstrap confidence intervals, broken down by
+//! task family, function class, repository, difficulty and publication window, and one
+//! self-contained HTML report that compares the runs side by side.
+//!
+//! Reads, from the dataset directory `DIR`: `validations` (only tasks with `valid = true`
+//! count, anywhere), `function_tasks` (and `completion_tasks` / `assertion_tasks` when they
+//! exist) for each task's repository and class, `repos` (names and publication dates) and
+//! `slices` when it exists (difficulty); and, for every run named, `runs/NAME/executions`
+//! (one row per sample) and `runs/NAME/candidates` (the model spec). Writes
+//! `runs/NAME/scores.parquet` for every run and the report (see [`Args::report`]).
+//!
+//! # The estimator
+//!
+//! A sample passes when its execution's status is `pass`. For a task with `n` executed
+//! samples of which `c` pass, pass@k is estimated without bias (Chen et al., 2021) as
+//! `1 - C(n-c, k) / C(n, k)`, computed as the product `1 - prod_{i=n-c+1}^{n} (1 - k/i)`
+//! so that no binomial coefficient overflows ([`estimate::pass_at_k`]). A group's pass@k is
+//! the mean over its tasks. k runs over the 1-2-5 series (1, 2, 5, 10, 20, 50, 100, ...) up
+//! to the smallest `n` among the group's tasks, plus that `n` itself ([`estimate::ks_for`]),
+//! so every task of the group has at least k samples.
+//!
+//! # The intervals
+//!
+//! 95% percentile bootstrap over tasks ([`estimate::bootstrap`]): `--bootstrap` times, the
+//! group's tasks are drawn with replacement (as many as it has) and the mean taken; the
+//! interval is the 2.5th and 97.5th percentiles of those means. Draws come from a
+//! `SplitMix64` generator ([`estimate::SplitMix64`]) seeded from `--seed` and the
+//! breakdown and group names, so the output is the same on every run and machine.
+//!
+//! # Missing data
+//!
+//! A valid task with no execution row in a run is *missing*: it is not scored for that run
+//! (neither passed nor failed), a warning names the count, and the report shows it beside
+//! the run. Counting it as failed would punish a run for an incomplete `execute` rather
+//! than for its answers; the warning makes the incompleteness impossible to miss. Likewise
+//! a candidate sample without an execution is not scored and is counted. Executions of
+//! tasks that are not valid (or unknown) are ignored; a repeated (task, sample) row counts
+//! once (the first).
+//!
+//! # The breakdowns
+//!
+//! The `breakdown` column of `scores`: `overall` (group `all`), `family`, `class` (function
+//! tasks only), `repo` (the repository's name, with its version where two share a name),
+//! `difficulty`, and `window` (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the
+//! repository's `published_at`, `unknown` without a date). The difficulty buckets are the
+//! tertiles `low`, `medium`, `high` of a combined difficulty: the mean of the task's
+//! normalized ranks ([`difficulty`]) in ESV, MCL and DFI of the `slices` table, among all
+//! valid tasks (so the buckets are the same for every run); tasks without a slice are
+//! `unknown`. Without a `slices` table the same is done with a proxy, the function task's
+//! branch arcs (`branches_total`) and the non-blank lines of its `canonical_solution`, and
+//! the groups are named `low (proxy)`, `medium (proxy)`, `high (proxy)` (`unknown (proxy)`
+//! for other families); the report says so. Failure fingerprints and statuses are no pass@k
+//! breakdown: the report counts them.
+//!
+//! # The report
+//!
+//! One HTML file with inline CSS and inline SVG charts drawn here ([`svg`], [`report`]): no
+//! script, nothing fetched. A summary table per run (model, tasks valid and scored,
+//! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; bar charts with
+//! interval whiskers of pass@1 by family, class, difficulty and publication window (with
+//! what a gap before the cutoff means); a table by repository; stacked bars of statuses
+//! and failure fingerprints; the method. With several runs every chart has one bar per run
+//! in each group, one colour per run. Everything that comes from data is escaped. No
+//! timestamp is written, so the same input gives the same bytes.
+//!
+//! # Exit codes
+//!
+//! 0 when every run was scored on at least one task, 1 when a run had no task to score
+//! (its scores and the report are still written), 2 on an error: a missing run folder or
+//! executions table (run `solve` then `execute --run`), a bad `--cutoff`, an unreadable table.
+
+pub mod data;
+pub mod difficulty;
+pub mod estimate;
+pub mod report;
+pub mod scores;
+pub mod svg;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Parser;
+use schemas::cli::{CommonArgs, Outcome};
+use schemas::{Score, Timestamp};
+
+/// Score runs: pass@k with bootstrap intervals per breakdown, and an HTML report.
+#[derive(Debug, Parser)]
+#[command(name = "score", version, about, long_about = None)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// A run to score (`DIR/runs/NAME`, made by `solve` and `execute --run NAME`);
+    /// repeat to compare runs side by side in one report.
+    #[arg(long = "run", value_name = "NAME", required = true)]
+    pub runs: Vec<String>,
+    /// A model's training cutoff (`YYYY-MM-DD`): adds the `window` breakdown, tasks from
+    /// repositories published before it against those published after it.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub cutoff: Option<String>,
+    /// Where to write the HTML report (default: `DIR/runs/NAME/report.html` of the first
+    /// run named, which holds every run named).
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// Bootstrap resamples for the 95% confidence intervals (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap's generator: the same seed gives the same intervals.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Parses `--cutoff`: a real calendar date `YYYY-MM-DD` (or an RFC 3339 time).
+pub fn parse_cutoff(text: &str) -> anyhow::Result<Timestamp> {
+    let bad =
+        || anyhow::anyhow!("--cutoff {text:?}: not a date; give it as YYYY-MM-DD, e.g. 2024-06-30");
+    let at = Timestamp::parse(text).ok_or_else(bad)?;
+    // Timestamp::parse accepts a 31st of any month: check the day exists.
+    let date = text.trim().get(..10).ok_or_else(bad)?;
+    let mut parts = date.split('-').map(str::parse::<i64>);
+    let (Some(Ok(y)), Some(Ok(m)), Some(Ok(d))) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad());
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if d > days {
+        return Err(bad());
+    }
+    Ok(at)
+}
+
+fn check_run_name(name: &str) -> anyhow::Result<()> {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control)
+    {
+        anyhow::bail!("--run {name:?}: a run name is a folder name under DIR/runs, without `/`");
+    }
+    Ok(())
+}
+
+/// The stage.
+pub fn run(args: &Args) -> anyhow::Result<Outcome> {
+    let dir = &args.common.data;
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: no such dataset directory; give the --data DIR the earlier stages wrote",
+            dir.display()
+        );
+    }
+    if args.bootstrap == 0 {
+        anyhow::bail!("--bootstrap 0: the intervals need at least 1 resample (1000 is usual)");
+    }
+    let mut seen = BTreeSet::new();
+    for name in &args.runs {
+        check_run_name(name)?;
+        if !seen.insert(name) {
+            anyhow::bail!("--run {name} is given twice");
+        }
+    }
+    let cutoff = match &args.cutoff {
+        Some(text) => Some((text.trim(), parse_cutoff(text)?)),
+        None => None,
+    };
+
+    let dataset = data::load_dataset(dir, cutoff)?;
+    if dataset.tasks.is_empty() {
+        tracing::warn!(
+            invalid = dataset.invalid,
+            "no valid task in the dataset: nothing to score (see `validations.reason`)"
+        );
+    }
+    tracing::info!(
+        valid = dataset.tasks.len(),
+        invalid = dataset.invalid,
+        difficulty = ?dataset.difficulty_source,
+        "tasks read"
+    );
+    let runs: Vec<data::RunData> = args
+        .runs
+        .iter()
+        .map(|name| data::load_run(dir, name, &dataset))
+        .collect::<anyhow::Result<_>>()?;
+
+    let mut all_scores: Vec<Vec<Score>> = Vec::new();
+    let mut outcome = Outcome::Success;
+    for run in &runs {
+        let rows = scores::score_run(&dataset, run, args.bootstrap, args.seed);
+        if run.outcomes.is_empty() {
+            tracing::warn!(run = %run.name, "no valid task has an execution in this run: nothing scored");
+            outcome = Outcome::Lacking;
+        }
+        let path = data::run_dir(dir, &run.name).join("scores.parquet");
+        schemas::write_table_to(&path, &rows)
+            .with_context(|| format!("writing the scores of run `{}`", run.name))?;
+        if let Some(s) = rows.iter().find(|s| s.breakdown == "overall" && s.k == 1) {
+            tracing::info!(
+                run = %run.name,
+                tasks = s.tasks,
+                pass_at_1 = format!("{:.4}", s.pass_at_k),
+                ci = format!("[{:.4}, {:.4}]", s.ci_low, s.ci_high),
+                path = %path.display(),
+                "scored"
+            );
+        }
+        all_scores.push(rows);
+    }
+
+    let reports: Vec<report::RunReport> = runs
+        .iter()
+        .zip(&all_scores)
+        .map(|(data, scores)| report::RunReport { data, scores })
+        .collect();
+    let html = report::render(
+        &dataset,
+        &reports,
+        &report::Meta {
+            resamples: args.bootstrap,
+            seed: args.seed,
+        },
+    );
+    let path = args
+        .report
+        .clone()
+        .unwrap_or_else(|| data::run_dir(dir, &args.runs[0]).join("report.html"));
+    write_atomic(&path, html.as_bytes())
+        .with_context(|| format!("writing the report {}", path.display()))?;
+    tracing::info!(path = %path.display(), "report written");
+    Ok(outcome)
+}
+
+/// Writes a file through a temporary file in the same folder, flushed and renamed into
+/// place, so a reader never sees half a report.
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".report.")
+        .suffix(".tmp")
+        .tempfile_in(parent)?;
+    tmp.write_all(bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutoff_dates() {
+        assert_eq!(
+            parse_cutoff("2024-01-01").unwrap(),
+            Timestamp::from_unix_seconds(1_704_067_200)
+        );
+        assert!(parse_cutoff("2024-02-29").is_ok());
+        assert!(parse_cutoff("2023-02-29").is_err());
+        assert!(parse_cutoff("2024-04-31").is_err());
+        assert!(parse_cutoff("2024-13-01").is_err());
+        assert!(parse_cutoff("yesterday").is_err());
+        assert!(parse_cutoff("2024-06-30T12:00:00Z").is_ok());
+    }
+
+    #[test]
+    fn run_names() {
+        assert!(check_run_name("oracle").is_ok());
+        assert!(check_run_name("gpt-4o@2024").is_ok());
+        assert!(check_run_name("../x").is_err());
+        assert!(check_run_name("..").is_err());
+        assert!(check_run_name("").is_err());
+    }
+}

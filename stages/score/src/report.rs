@@ -1,0 +1,732 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no script, no fonts or
+//! anything else fetched) that compares the runs side by side.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use schemas::Score;
+
+use crate::data::{Dataset, DifficultySource, RunData};
+use crate::scores::group_rank;
+use crate::svg::{self, escape, pct, Bar, Series};
+
+/// One run to report: what was read and the scores computed.
+#[derive(Debug, Clone, Copy)]
+pub struct RunReport<'a> {
+    pub data: &'a RunData,
+    pub scores: &'a [Score],
+}
+
+/// How the scores were made, for the method notes.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+const STATUS_ORDER: [(&str, &str); 7] = [
+    ("pass", "#009E73"),
+    ("fail", "#D55E00"),
+    ("error", "#E69F00"),
+    ("timeout", "#CC79A7"),
+    ("memory", "#56B4E9"),
+    ("syntax", "#0072B2"),
+    ("sandbox_violation", "#222222"),
+];
+const FINGERPRINT_ORDER: [(&str, &str); 4] = [
+    ("syntax", "#0072B2"),
+    ("runtime", "#E69F00"),
+    ("logic", "#D55E00"),
+    ("none", "#9aa4b2"),
+];
+const OTHER_COLOURS: [&str; 4] = ["#8C6D1F", "#6b7280", "#b4befe", "#a3a3a3"];
+
+const CSS: &str = r"
+:root{--fg:#1f2937;--muted:#6b7280;--line:#e5e7eb;--bg:#f3f4f6;--card:#ffffff;--accent:#0072B2}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
+main{max-width:1000px;margin:0 auto;padding:28px 20px 48px}
+header h1{font-size:28px;margin:0 0 2px;letter-spacing:-.01em}
+header .sub{color:var(--muted);margin:0}
+nav{margin:14px 0 0;font-size:14px;display:flex;flex-wrap:wrap;gap:4px 16px}
+nav a{color:var(--accent);text-decoration:none}
+section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 22px 20px;margin:18px 0;box-shadow:0 1px 2px rgba(0,0,0,.04)}
+h2{font-size:19px;margin:0 0 6px}
+h3{font-size:15px;margin:18px 0 4px;color:#374151}
+p{margin:6px 0}
+.note{color:#4b5563;font-size:14px}
+.callout{border-left:4px solid #E69F00;background:#fff8eb;padding:10px 14px;border-radius:6px;margin:10px 0;font-size:14px}
+.callout.warn{border-left-color:#D55E00;background:#fdf0ea}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums;font-size:14px;margin:8px 0}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
+th{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600;white-space:nowrap}
+td.num,th.num{text-align:right}
+tbody tr:nth-child(even){background:#fafbfc}
+.ci{color:var(--muted);font-size:12px;display:block;white-space:nowrap}
+.big{font-size:18px;font-weight:700}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:7px;vertical-align:-1px}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px;margin:8px 0 6px}
+svg.chart{max-width:100%;height:auto;display:block;margin:4px 0}
+svg.mini{vertical-align:middle;margin-right:8px}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;background:#f3f4f6;padding:1px 4px;border-radius:4px}
+.model{display:block;margin-left:19px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:var(--muted);word-break:break-all}
+.scroll{overflow-x:auto}
+table.summary th{white-space:normal}
+table.summary td:first-child{min-width:170px;max-width:260px}
+footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
+";
+
+fn find<'a>(scores: &'a [Score], breakdown: &str, group: &str, k: i32) -> Option<&'a Score> {
+    scores
+        .iter()
+        .find(|s| s.breakdown == breakdown && s.group_key == group && s.k == k)
+}
+
+fn bar_of(s: &Score) -> Bar {
+    Bar {
+        value: s.pass_at_k,
+        low: s.ci_low,
+        high: s.ci_high,
+        tasks: s.tasks,
+    }
+}
+
+/// The groups of a breakdown over all runs, in their natural order.
+fn groups(runs: &[RunReport], breakdown: &str) -> Vec<String> {
+    let keys: BTreeSet<(usize, String)> = runs
+        .iter()
+        .flat_map(|r| r.scores.iter())
+        .filter(|s| s.breakdown == breakdown)
+        .map(|s| group_rank(breakdown, &s.group_key))
+        .collect();
+    keys.into_iter().map(|(_, k)| k).collect()
+}
+
+fn series(runs: &[RunReport]) -> Vec<Series> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, r)| Series {
+            name: r.data.name.clone(),
+            colour: svg::run_colour(i),
+        })
+        .collect()
+}
+
+fn legend(items: &[(String, &str)]) -> String {
+    let mut s = String::from("<div class=\"legend\">");
+    for (name, colour) in items {
+        let _ = write!(
+            s,
+            "<span><span class=\"swatch\" style=\"background:{colour}\"></span>{}</span>",
+            escape(name)
+        );
+    }
+    s.push_str("</div>");
+    s
+}
+
+fn run_legend(runs: &[RunReport]) -> String {
+    if runs.len() < 2 {
+        return String::new();
+    }
+    let items: Vec<(String, &str)> = series(runs)
+        .into_iter()
+        .map(|s| (s.name, s.colour))
+        .collect();
+    legend(&items)
+}
+
+/// The pass@1 chart of a breakdown, one bar per run in each group; `None` without groups.
+fn breakdown_chart(runs: &[RunReport], breakdown: &str, title: &str) -> Option<String> {
+    let keys = groups(runs, breakdown);
+    if keys.is_empty() {
+        return None;
+    }
+    let values: Vec<Vec<Option<Bar>>> = keys
+        .iter()
+        .map(|g| {
+            runs.iter()
+                .map(|r| find(r.scores, breakdown, g, 1).map(bar_of))
+                .collect()
+        })
+        .collect();
+    Some(svg::bar_chart(
+        title,
+        &keys,
+        &series(runs),
+        &values,
+        "no tasks",
+    ))
+}
+
+fn chart_or_note(runs: &[RunReport], breakdown: &str, title: &str) -> String {
+    breakdown_chart(runs, breakdown, title).map_or_else(
+        || "<p class=\"note\">No scored tasks in this breakdown.</p>".to_string(),
+        |svg| format!("{}{svg}", run_legend(runs)),
+    )
+}
+
+fn score_cell(s: Option<&Score>) -> String {
+    match s {
+        Some(s) => format!(
+            "<span class=\"big\">{}</span><span class=\"ci\">CI {}–{}</span>",
+            pct(s.pass_at_k),
+            pct(s.ci_low),
+            pct(s.ci_high)
+        ),
+        None => "<span class=\"ci\">—</span>".to_string(),
+    }
+}
+
+/// Renders the report.
+pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
+    let names: Vec<String> = runs.iter().map(|r| r.data.name.clone()).collect();
+    let title = if names.len() == 1 {
+        format!("freshbench report: {}", names[0])
+    } else {
+        format!("freshbench report: {}", names.join(" vs "))
+    };
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{CSS}</style></head><body><main>",
+        escape(&title)
+    );
+    header(&mut h, dataset, meta, &names);
+    summary(&mut h, dataset, runs);
+    family_class(&mut h, runs);
+    difficulty(&mut h, dataset, runs);
+    window(&mut h, dataset, runs);
+    repos(&mut h, runs);
+    failures(&mut h, runs);
+    method(&mut h, dataset, meta);
+    let _ = write!(
+        h,
+        "<footer>freshbench score {}</footer></main></body></html>",
+        env!("CARGO_PKG_VERSION")
+    );
+    h.push('\n');
+    h
+}
+
+fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
+    let runs_html: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            format!(
+                "<span class=\"swatch\" style=\"background:{}\"></span><b>{}</b>",
+                svg::run_colour(i),
+                escape(n)
+            )
+        })
+        .collect();
+    let _ = write!(
+        h,
+        "<header><h1>freshbench report</h1><p class=\"sub\">{} &nbsp;·&nbsp; {} valid task{} \
+         ({} invalid excluded) &nbsp;·&nbsp; difficulty from {} &nbsp;·&nbsp; {} &nbsp;·&nbsp; \
+         {} bootstrap resamples, seed {}</p>",
+        runs_html.join(" &nbsp;vs&nbsp; "),
+        dataset.tasks.len(),
+        if dataset.tasks.len() == 1 { "" } else { "s" },
+        dataset.invalid,
+        match dataset.difficulty_source {
+            DifficultySource::Slices => "slices (ESV, MCL, DFI)",
+            DifficultySource::Proxy => "a proxy (no slices table)",
+        },
+        dataset.cutoff.as_deref().map_or_else(
+            || "no cutoff given".to_string(),
+            |c| format!("cutoff {}", escape(c))
+        ),
+        meta.resamples,
+        meta.seed
+    );
+    h.push_str(
+        "<nav><a href=\"#summary\">Summary</a><a href=\"#family\">Family and class</a>\
+         <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a>\
+         <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
+         <a href=\"#method\">Method</a></nav></header>",
+    );
+}
+
+fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    let ks: BTreeSet<i32> = runs
+        .iter()
+        .flat_map(|r| r.scores.iter())
+        .filter(|s| s.breakdown == "overall" && s.k > 1)
+        .map(|s| s.k)
+        .collect();
+    h.push_str("<section id=\"summary\"><h2>Summary</h2>");
+    h.push_str(
+        "<div class=\"scroll\"><table class=\"summary\"><thead><tr><th>Run and model</th>\
+         <th class=\"num\">Tasks scored / valid</th><th class=\"num\">Samples per task</th>\
+         <th class=\"num\">pass@1</th>",
+    );
+    for k in &ks {
+        let _ = write!(h, "<th class=\"num\">pass@{k}</th>");
+    }
+    h.push_str("</tr></thead><tbody>");
+    for (i, r) in runs.iter().enumerate() {
+        let d = r.data;
+        let ns = d.outcomes.values().map(|o| o.n);
+        let samples = match (ns.clone().min(), ns.max()) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            (Some(a), Some(b)) => format!("{a}–{b}"),
+            _ => "—".to_string(),
+        };
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><b>{}</b>\
+             <span class=\"model\">{}</span></td><td class=\"num\">{} / {}{}</td>\
+             <td class=\"num\">{samples}</td><td class=\"num\">{}</td>",
+            svg::run_colour(i),
+            escape(&d.name),
+            escape(&d.model),
+            d.outcomes.len(),
+            dataset.tasks.len(),
+            if d.missing_tasks > 0 {
+                format!("<span class=\"ci\">{} missing</span>", d.missing_tasks)
+            } else {
+                String::new()
+            },
+            score_cell(find(r.scores, "overall", "all", 1))
+        );
+        for k in &ks {
+            let _ = write!(
+                h,
+                "<td class=\"num\">{}</td>",
+                score_cell(find(r.scores, "overall", "all", *k))
+            );
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table></div>");
+    // Warnings about what did not count.
+    for r in runs {
+        let d = r.data;
+        let mut parts = Vec::new();
+        if d.missing_tasks > 0 {
+            parts.push(format!(
+                "{} valid task{} without any execution (not scored: neither passed nor failed)",
+                d.missing_tasks,
+                if d.missing_tasks == 1 { "" } else { "s" }
+            ));
+        }
+        if d.missing_samples > 0 {
+            parts.push(format!(
+                "{} sample{} answered but not executed (not scored)",
+                d.missing_samples,
+                if d.missing_samples == 1 { "" } else { "s" }
+            ));
+        }
+        if d.duplicate_executions > 0 {
+            parts.push(format!(
+                "{} repeated execution row{} (the first counts)",
+                d.duplicate_executions,
+                if d.duplicate_executions == 1 { "" } else { "s" }
+            ));
+        }
+        if !parts.is_empty() {
+            let _ = write!(
+                h,
+                "<div class=\"callout warn\"><b>{}</b> is incomplete: {}. Run <code>solve</code> and \
+                 <code>execute --run {}</code> on the rest to score it on every valid task.</div>",
+                escape(&d.name),
+                parts.join("; "),
+                escape(&d.name)
+            );
+        }
+    }
+    // pass@k curves.
+    let mut all_ks: BTreeSet<i32> = ks;
+    all_ks.insert(1);
+    let keys: Vec<String> = all_ks.iter().map(|k| format!("pass@{k}")).collect();
+    let values: Vec<Vec<Option<Bar>>> = all_ks
+        .iter()
+        .map(|k| {
+            runs.iter()
+                .map(|r| find(r.scores, "overall", "all", *k).map(bar_of))
+                .collect()
+        })
+        .collect();
+    if runs
+        .iter()
+        .any(|r| find(r.scores, "overall", "all", 1).is_some())
+    {
+        h.push_str("<h3>pass@k over all valid tasks</h3>");
+        h.push_str(&run_legend(runs));
+        h.push_str(&svg::bar_chart(
+            "pass@k over all tasks",
+            &keys,
+            &series(runs),
+            &values,
+            "fewer samples than k",
+        ));
+        h.push_str(
+            "<p class=\"note\">Bars are the unbiased pass@k estimate averaged over tasks; whiskers \
+             are 95% bootstrap intervals over tasks; n is the number of tasks.</p>",
+        );
+    } else {
+        h.push_str("<p class=\"note\">No run has a scored task.</p>");
+    }
+    h.push_str("</section>");
+}
+
+fn family_class(h: &mut String, runs: &[RunReport]) {
+    h.push_str("<section id=\"family\"><h2>By task family and function class</h2>");
+    h.push_str("<h3>pass@1 by family</h3>");
+    h.push_str(&chart_or_note(runs, "family", "pass@1 by task family"));
+    h.push_str("<h3>pass@1 by function class</h3>");
+    h.push_str(&chart_or_note(runs, "class", "pass@1 by function class"));
+    h.push_str(
+        "<p class=\"note\">Classes apply to function tasks: <code>self_contained</code> functions \
+         use only their parameters and builtins, <code>weakly_self_contained</code> ones also \
+         well-known libraries.</p></section>",
+    );
+}
+
+fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    h.push_str("<section id=\"difficulty\"><h2>By difficulty</h2>");
+    match dataset.difficulty_source {
+        DifficultySource::Slices => h.push_str(
+            "<p class=\"note\">Tertiles of a combined difficulty: the mean of each task's \
+             normalized rank in ESV (lines of the functions in its dynamic slice), MCL \
+             (statements executed) and DFI (independent external inputs), among all valid \
+             tasks. Tasks without a slice are <code>unknown</code>.</p>",
+        ),
+        DifficultySource::Proxy => h.push_str(
+            "<div class=\"callout\"><b>Proxy difficulty.</b> There is no <code>slices</code> \
+             table (run <code>slice</code> for ESV, MCL and DFI), so the buckets are tertiles of \
+             a proxy: the mean normalized rank of a function task's branch arcs and the \
+             non-blank lines of its reference solution. Groups are marked <code>(proxy)</code>; \
+             tasks other than function tasks are <code>unknown (proxy)</code>.</div>",
+        ),
+    }
+    h.push_str(&chart_or_note(runs, "difficulty", "pass@1 by difficulty"));
+    h.push_str("</section>");
+}
+
+fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    h.push_str("<section id=\"cutoff\"><h2>Before and after the cutoff</h2>");
+    let Some(cutoff) = &dataset.cutoff else {
+        h.push_str(
+            "<p class=\"note\">No cutoff was given. Score with <code>--cutoff YYYY-MM-DD</code> \
+             (a model's training cutoff) to compare tasks from repositories published before it \
+             with those published after it.</p></section>",
+        );
+        return;
+    };
+    let _ = write!(
+        h,
+        "<p>Tasks are split by when their repository was published, against the cutoff \
+         <b>{}</b>. A model that does much better on code published before the cutoff than on \
+         code published after it has likely seen the older code (or code very like it) in \
+         training: its score there measures memory as much as skill. The tasks after the cutoff \
+         are the fair measure.</p>",
+        escape(cutoff)
+    );
+    h.push_str(&chart_or_note(
+        runs,
+        "window",
+        "pass@1 before and after the cutoff",
+    ));
+    for r in runs {
+        let before = find(r.scores, "window", "before_cutoff", 1);
+        let after = find(r.scores, "window", "after_cutoff", 1);
+        let (Some(b), Some(a)) = (before, after) else {
+            continue;
+        };
+        let gap = b.pass_at_k - a.pass_at_k;
+        let overlap = b.ci_low <= a.ci_high && a.ci_low <= b.ci_high;
+        let verdict = if gap > 0.0 && !overlap {
+            format!(
+                "{:.1} points higher on older code, beyond the uncertainty (the intervals do not \
+                 overlap): a sign that the model has seen the older code",
+                gap * 100.0
+            )
+        } else if gap > 0.0 {
+            format!(
+                "{:.1} points higher on older code, within the uncertainty (the intervals overlap)",
+                gap * 100.0
+            )
+        } else if gap < 0.0 {
+            format!(
+                "{:.1} points lower on older code: no sign that the model has seen it",
+                -gap * 100.0
+            )
+        } else {
+            "the same before and after the cutoff".to_string()
+        };
+        let _ = write!(
+            h,
+            "<p class=\"{}\"><b>{}</b>: pass@1 {} before the cutoff ({} tasks), {} after it ({} tasks); \
+             {verdict}.</p>",
+            if gap > 0.0 && !overlap {
+                "callout warn"
+            } else {
+                "note"
+            },
+            escape(&r.data.name),
+            pct(b.pass_at_k),
+            b.tasks,
+            pct(a.pass_at_k),
+            a.tasks,
+        );
+    }
+    h.push_str("</section>");
+}
+
+fn repos(h: &mut String, runs: &[RunReport]) {
+    h.push_str("<section id=\"repos\"><h2>By repository</h2>");
+    let keys = groups(runs, "repo");
+    if keys.is_empty() {
+        h.push_str("<p class=\"note\">No scored tasks.</p></section>");
+        return;
+    }
+    h.push_str("<div class=\"scroll\"><table><thead><tr><th>Repository</th>");
+    for (i, r) in runs.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<th><span class=\"swatch\" style=\"background:{}\"></span>{} pass@1</th>",
+            svg::run_colour(i),
+            escape(&r.data.name)
+        );
+    }
+    h.push_str("</tr></thead><tbody>");
+    for key in &keys {
+        let _ = write!(h, "<tr><td>{}</td>", escape(key));
+        for (i, r) in runs.iter().enumerate() {
+            match find(r.scores, "repo", key, 1) {
+                Some(s) => {
+                    let _ = write!(
+                        h,
+                        "<td>{}<b>{}</b><span class=\"ci\">95% CI {}–{} · n={}</span></td>",
+                        svg::mini_bar(bar_of(s), svg::run_colour(i)),
+                        pct(s.pass_at_k),
+                        pct(s.ci_low),
+                        pct(s.ci_high),
+                        s.tasks
+                    );
+                }
+                None => h.push_str("<td><span class=\"ci\">no tasks</span></td>"),
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table></div></section>");
+}
+
+/// Categories in a fixed order with their colours, then any others by name.
+fn categories(
+    fixed: &[(&str, &'static str)],
+    counts: &[&BTreeMap<String, usize>],
+) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = fixed
+        .iter()
+        .filter(|(name, _)| counts.iter().any(|c| c.contains_key(*name)))
+        .map(|(name, colour)| ((*name).to_string(), *colour))
+        .collect();
+    let others: BTreeSet<&String> = counts
+        .iter()
+        .flat_map(|c| c.keys())
+        .filter(|k| !fixed.iter().any(|(f, _)| f == k))
+        .collect();
+    for (i, other) in others.into_iter().enumerate() {
+        out.push((other.clone(), OTHER_COLOURS[i % OTHER_COLOURS.len()]));
+    }
+    out
+}
+
+fn counts_block(
+    h: &mut String,
+    title: &str,
+    runs: &[RunReport],
+    fixed: &[(&str, &'static str)],
+    of: fn(&RunData) -> &BTreeMap<String, usize>,
+) {
+    let maps: Vec<&BTreeMap<String, usize>> = runs.iter().map(|r| of(r.data)).collect();
+    let cats = categories(fixed, &maps);
+    let names: Vec<String> = runs.iter().map(|r| r.data.name.clone()).collect();
+    let counts: Vec<Vec<usize>> = maps
+        .iter()
+        .map(|m| {
+            cats.iter()
+                .map(|(c, _)| m.get(c).copied().unwrap_or(0))
+                .collect()
+        })
+        .collect();
+    h.push_str(&legend(&cats));
+    h.push_str(&svg::stacked_chart(title, &names, &cats, &counts));
+    if cats.is_empty() {
+        return;
+    }
+    h.push_str("<div class=\"scroll\"><table><thead><tr><th></th>");
+    for n in &names {
+        let _ = write!(h, "<th class=\"num\">{}</th>", escape(n));
+    }
+    h.push_str("</tr></thead><tbody>");
+    for (c, (cat, colour)) in cats.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"swatch\" style=\"background:{colour}\"></span><code>{}</code></td>",
+            escape(cat)
+        );
+        for row in &counts {
+            let total: usize = row.iter().sum();
+            let _ = write!(
+                h,
+                "<td class=\"num\">{}<span class=\"ci\">{}</span></td>",
+                row[c],
+                pct(row[c] as f64 / total as f64)
+            );
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table></div>");
+}
+
+fn failures(h: &mut String, runs: &[RunReport]) {
+    h.push_str("<section id=\"failures\"><h2>Failures</h2>");
+    h.push_str("<h3>Status of every scored sample</h3>");
+    counts_block(
+        h,
+        "status of every scored sample, per run",
+        runs,
+        &STATUS_ORDER,
+        |d| &d.statuses,
+    );
+    h.push_str("<h3>Fingerprints of the failed samples</h3>");
+    h.push_str(
+        "<p class=\"note\"><code>syntax</code>: the answer does not parse; <code>runtime</code>: it \
+         raises or crashes; <code>logic</code>: it runs but returns the wrong value.</p>",
+    );
+    counts_block(
+        h,
+        "failure fingerprints, per run",
+        runs,
+        &FINGERPRINT_ORDER,
+        |d| &d.fingerprints,
+    );
+    let ignored: Vec<String> = runs
+        .iter()
+        .filter(|r| r.data.ignored_executions > 0)
+        .map(|r| format!("{} ({})", escape(&r.data.name), r.data.ignored_executions))
+        .collect();
+    if !ignored.is_empty() {
+        let _ = write!(
+            h,
+            "<p class=\"note\">Executions of tasks that are not valid were left out: {}.</p>",
+            ignored.join(", ")
+        );
+    }
+    h.push_str("</section>");
+}
+
+fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
+    let _ = write!(
+        h,
+        "<section id=\"method\"><h2>Method</h2>\
+         <p class=\"note\"><b>Tasks.</b> Only tasks that <code>execute</code> validated (the \
+         original passes, an empty body fails, results are stable) count: {} valid, {} invalid \
+         left out. A valid task with no execution in a run is not scored for that run and is \
+         reported as missing.</p>\
+         <p class=\"note\"><b>pass@k.</b> For a task with n samples of which c pass, the unbiased \
+         estimator 1 − C(n−c, k) / C(n, k) (computed as a product), averaged over tasks. A sample \
+         passes when its execution status is <code>pass</code>. k runs over 1, 2, 5, 10, 20, 50, \
+         ... up to the smallest n among a group's tasks, and that n itself.</p>\
+         <p class=\"note\"><b>Intervals.</b> 95% percentile bootstrap over tasks: {} resamples of \
+         the group's tasks with replacement (seed {}, so the report is reproducible).</p>\
+         <p class=\"note\"><b>Difficulty.</b> {}</p></section>",
+        dataset.tasks.len(),
+        dataset.invalid,
+        meta.resamples,
+        meta.seed,
+        match dataset.difficulty_source {
+            DifficultySource::Slices =>
+                "Tertiles of the mean normalized rank of ESV, MCL and DFI from the slices table.",
+            DifficultySource::Proxy =>
+                "No slices table: tertiles of the mean normalized rank of branch arcs and \
+                 non-blank lines of the reference solution (a proxy).",
+        }
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Outcome, TaskInfo};
+    use crate::scores::score_run;
+
+    fn dataset() -> Dataset {
+        let task = |id: &str, repo: &str| TaskInfo {
+            task_id: id.into(),
+            family: "function".into(),
+            class: Some("self_contained".into()),
+            repo: repo.into(),
+            difficulty: "low (proxy)".into(),
+            window: Some("after_cutoff".into()),
+        };
+        Dataset {
+            tasks: vec![task("a", "<b>bold</b>"), task("b", "plain")],
+            invalid: 1,
+            difficulty_source: DifficultySource::Proxy,
+            cutoff: Some("2024-01-01".into()),
+        }
+    }
+
+    fn run(name: &str, c: u32) -> RunData {
+        RunData {
+            name: name.into(),
+            model: "command:<x>".into(),
+            outcomes: [("a", c), ("b", c)]
+                .into_iter()
+                .map(|(id, c)| (id.to_string(), Outcome { n: 1, c }))
+                .collect(),
+            missing_tasks: 0,
+            missing_samples: 0,
+            ignored_executions: 2,
+            duplicate_executions: 0,
+            statuses: [("pass".to_string(), 2 * c as usize)].into_iter().collect(),
+            fingerprints: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn report_escapes_data_and_compares_runs() {
+        let ds = dataset();
+        let (a, b) = (run("ora<cle", 1), run("null", 0));
+        let (sa, sb) = (score_run(&ds, &a, 50, 0), score_run(&ds, &b, 50, 0));
+        let html = render(
+            &ds,
+            &[
+                RunReport {
+                    data: &a,
+                    scores: &sa,
+                },
+                RunReport {
+                    data: &b,
+                    scores: &sb,
+                },
+            ],
+            &Meta {
+                resamples: 50,
+                seed: 0,
+            },
+        );
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(!html.contains("<b>bold</b>") && html.contains("&lt;b&gt;bold&lt;/b&gt;"));
+        assert!(!html.contains("ora<cle") && html.contains("ora&lt;cle"));
+        assert!(html.contains("command:&lt;x&gt;"));
+        assert!(!html.contains("<script"));
+        // Nothing fetched: the only URL is the SVG namespace, which is a name, not a fetch.
+        let urls = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!urls.contains("http://") && !urls.contains("https://") && !urls.contains("<link"));
+        assert!(html.contains("Proxy difficulty"));
+        assert!(html.contains("low (proxy)"));
+        // Both runs in the legend, in their colours.
+        assert!(html.contains(svg::run_colour(0)) && html.contains(svg::run_colour(1)));
+        assert!(html.matches("<svg class=\"chart\"").count() >= 6);
+    }
+}

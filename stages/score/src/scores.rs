@@ -1,0 +1,206 @@
+//! The `scores` rows of a run: pass@k with bootstrap intervals per breakdown and group.
+
+use std::collections::BTreeMap;
+
+use schemas::Score;
+
+use crate::data::{Dataset, Outcome, RunData, TaskInfo};
+use crate::estimate::{bootstrap, fnv1a, ks_for, pass_at_k, SplitMix64};
+
+/// The breakdowns, in the order rows and report sections follow.
+pub const BREAKDOWNS: [&str; 6] = ["overall", "family", "class", "repo", "difficulty", "window"];
+
+/// The group of a task in a breakdown; `None` when the breakdown does not apply to it
+/// (the class of a task that is not a function task, the window without a cutoff).
+pub fn group_of<'a>(breakdown: &str, t: &'a TaskInfo) -> Option<&'a str> {
+    match breakdown {
+        "overall" => Some("all"),
+        "family" => Some(&t.family),
+        "class" => t.class.as_deref(),
+        "repo" => Some(&t.repo),
+        "difficulty" => Some(&t.difficulty),
+        "window" => t.window.as_deref(),
+        _ => None,
+    }
+}
+
+/// Sort key of a group within its breakdown: the natural order where there is one (easy
+/// before hard, before the cutoff before after it), else by name.
+pub fn group_rank(breakdown: &str, key: &str) -> (usize, String) {
+    let fixed: &[&str] = match breakdown {
+        "family" => &["function", "completion", "assertion", "feature"],
+        "class" => &["self_contained", "weakly_self_contained", "repo_dependent"],
+        "difficulty" => &["low", "medium", "high", "unknown"],
+        "window" => &["before_cutoff", "after_cutoff", "unknown"],
+        _ => &[],
+    };
+    let base = key.strip_suffix(" (proxy)").unwrap_or(key);
+    let pos = fixed.iter().position(|f| *f == base).unwrap_or(fixed.len());
+    (pos, key.to_string())
+}
+
+/// Scores one run: for every breakdown and group with scored tasks, pass@k for each k of
+/// [`ks_for`] the group's smallest sample count, with the 95% percentile bootstrap interval
+/// from `resamples` resamples of the group's tasks.
+///
+/// The generator of each group is seeded from `seed` and the breakdown and group names
+/// (not the run), so a group's interval does not depend on the other groups, and two runs
+/// scored on the same tasks are resampled alike (a paired comparison).
+pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) -> Vec<Score> {
+    let mut rows = Vec::new();
+    for breakdown in BREAKDOWNS {
+        let mut groups: BTreeMap<(usize, String), Vec<Outcome>> = BTreeMap::new();
+        for t in &dataset.tasks {
+            let (Some(key), Some(o)) = (group_of(breakdown, t), run.outcomes.get(&t.task_id))
+            else {
+                continue;
+            };
+            groups
+                .entry(group_rank(breakdown, key))
+                .or_default()
+                .push(*o);
+        }
+        for ((_, key), outcomes) in groups {
+            let n_min = outcomes.iter().map(|o| o.n).min().unwrap_or(0);
+            let ks = ks_for(n_min);
+            let per_task: Vec<Vec<f64>> = ks
+                .iter()
+                .map(|&k| {
+                    outcomes
+                        .iter()
+                        .map(|o| pass_at_k(o.n, o.c, k).unwrap_or(f64::NAN))
+                        .collect()
+                })
+                .collect();
+            let mut rng = SplitMix64::new(seed ^ fnv1a(&[breakdown, &key]));
+            let estimates = bootstrap(&per_task, resamples, &mut rng);
+            for (k, e) in ks.iter().zip(estimates) {
+                rows.push(Score {
+                    run: run.name.clone(),
+                    breakdown: breakdown.to_string(),
+                    group_key: key.clone(),
+                    k: i32::try_from(*k).unwrap_or(i32::MAX),
+                    pass_at_k: e.value,
+                    ci_low: e.low,
+                    ci_high: e.high,
+                    tasks: outcomes.len() as i64,
+                });
+            }
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DifficultySource;
+
+    fn task(id: &str, family: &str, repo: &str, difficulty: &str) -> TaskInfo {
+        TaskInfo {
+            task_id: id.into(),
+            family: family.into(),
+            class: (family == "function").then(|| "self_contained".into()),
+            repo: repo.into(),
+            difficulty: difficulty.into(),
+            window: None,
+        }
+    }
+
+    fn run(outcomes: &[(&str, u32, u32)]) -> RunData {
+        RunData {
+            name: "r".into(),
+            model: "m".into(),
+            outcomes: outcomes
+                .iter()
+                .map(|(id, n, c)| (id.to_string(), Outcome { n: *n, c: *c }))
+                .collect(),
+            missing_tasks: 0,
+            missing_samples: 0,
+            ignored_executions: 0,
+            duplicate_executions: 0,
+            statuses: BTreeMap::new(),
+            fingerprints: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn rows_per_breakdown_group_and_k() {
+        let ds = Dataset {
+            tasks: vec![
+                task("a", "function", "r1", "high"),
+                task("b", "function", "r1", "low"),
+                task("c", "completion", "r2", "low"),
+                task("d", "function", "r2", "medium"),
+            ],
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        };
+        // d has no execution: not scored anywhere.
+        let rows = score_run(&ds, &run(&[("a", 5, 2), ("b", 5, 5), ("c", 3, 0)]), 200, 0);
+        let get = |b: &str, g: &str, k: i32| {
+            rows.iter()
+                .find(|r| r.breakdown == b && r.group_key == g && r.k == k)
+                .unwrap_or_else(|| panic!("{b}/{g}/{k}"))
+        };
+        let all1 = get("overall", "all", 1);
+        assert!((all1.pass_at_k - (0.4 + 1.0 + 0.0) / 3.0).abs() < 1e-12);
+        assert_eq!(all1.tasks, 3);
+        assert_eq!(get("overall", "all", 3).tasks, 3);
+        assert!(!rows.iter().any(|r| r.breakdown == "overall" && r.k == 5));
+        // The function family has 5 samples everywhere: k = 1, 2, 5.
+        let f5 = get("family", "function", 5);
+        assert!((f5.pass_at_k - 1.0).abs() < 1e-12);
+        assert!((get("family", "function", 2).pass_at_k - f64::midpoint(0.7, 1.0)).abs() < 1e-12);
+        // The completion task has no class.
+        assert!(!rows
+            .iter()
+            .any(|r| r.breakdown == "class" && r.group_key != "self_contained"));
+        assert_eq!(get("class", "self_contained", 1).tasks, 2);
+        // Natural order of difficulty, no window without a cutoff.
+        let diff: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.breakdown == "difficulty" && r.k == 1)
+            .map(|r| r.group_key.as_str())
+            .collect();
+        assert_eq!(diff, ["low", "high"]);
+        assert!(!rows.iter().any(|r| r.breakdown == "window"));
+        // Intervals hold the estimate.
+        for r in &rows {
+            assert!(
+                r.ci_low <= r.pass_at_k + 1e-12 && r.pass_at_k <= r.ci_high + 1e-12,
+                "{r:?}"
+            );
+        }
+        // Deterministic.
+        let again = score_run(&ds, &run(&[("a", 5, 2), ("b", 5, 5), ("c", 3, 0)]), 200, 0);
+        assert_eq!(rows, again);
+    }
+
+    #[test]
+    fn group_order() {
+        let mut keys = vec![
+            "unknown (proxy)",
+            "high (proxy)",
+            "low (proxy)",
+            "medium (proxy)",
+        ];
+        keys.sort_by_key(|k| group_rank("difficulty", k));
+        assert_eq!(
+            keys,
+            [
+                "low (proxy)",
+                "medium (proxy)",
+                "high (proxy)",
+                "unknown (proxy)"
+            ]
+        );
+        let mut keys = vec!["after_cutoff", "unknown", "before_cutoff"];
+        keys.sort_by_key(|k| group_rank("window", k));
+        assert_eq!(keys, ["before_cutoff", "after_cutoff", "unknown"]);
+        let mut keys = vec!["zeta", "alpha"];
+        keys.sort_by_key(|k| group_rank("repo", k));
+        assert_eq!(keys, ["alpha", "zeta"]);
+    }
+}

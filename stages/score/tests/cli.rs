@@ -1,0 +1,322 @@
+//! The built `score` binary on datasets written by hand.
+
+mod common;
+
+use std::path::Path;
+
+use common::{read_scores, score, standard, write_dataset, write_run, write_slices};
+use schemas::Score;
+
+fn get<'a>(rows: &'a [Score], breakdown: &str, group: &str, k: i32) -> &'a Score {
+    rows.iter()
+        .find(|r| r.breakdown == breakdown && r.group_key == group && r.k == k)
+        .unwrap_or_else(|| panic!("no row {breakdown}/{group}/k={k} in {rows:#?}"))
+}
+
+fn groups(rows: &[Score], breakdown: &str) -> Vec<(String, i64)> {
+    rows.iter()
+        .filter(|r| r.breakdown == breakdown && r.k == 1)
+        .map(|r| (r.group_key.clone(), r.tasks))
+        .collect()
+}
+
+fn ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn d(dir: &Path) -> &str {
+    dir.to_str().unwrap()
+}
+
+#[test]
+fn oracle_and_null_runs_with_a_cutoff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    let out = score(&[
+        "--data",
+        d(dir),
+        "--run",
+        "oracle",
+        "--run",
+        "null",
+        "--cutoff",
+        "2024-01-01",
+        "--bootstrap",
+        "300",
+    ]);
+    ok(&out);
+
+    let oracle = read_scores(dir, "oracle");
+    let all = get(&oracle, "overall", "all", 1);
+    assert_eq!(all.run, "oracle");
+    // The invalid task is excluded: 9 of 10.
+    assert_eq!(all.tasks, 9);
+    assert_eq!((all.pass_at_k, all.ci_low, all.ci_high), (1.0, 1.0, 1.0));
+    // One sample per task: pass@1 only.
+    assert!(oracle.iter().all(|r| r.k == 1));
+
+    let null = read_scores(dir, "null");
+    for k in [1, 2, 3] {
+        let r = get(&null, "overall", "all", k);
+        assert_eq!(
+            (r.pass_at_k, r.ci_low, r.ci_high, r.tasks),
+            (0.0, 0.0, 0.0, 9)
+        );
+    }
+    assert!(!null.iter().any(|r| r.k > 3));
+
+    for rows in [&oracle, &null] {
+        assert_eq!(groups(rows, "family"), [("function".into(), 9)]);
+        assert_eq!(
+            groups(rows, "class"),
+            [
+                ("self_contained".into(), 5),
+                ("weakly_self_contained".into(), 4)
+            ]
+        );
+        assert_eq!(
+            groups(rows, "repo"),
+            [
+                ("alpha".into(), 4),
+                ("beta".into(), 4),
+                ("gamma&co".into(), 1)
+            ]
+        );
+        assert_eq!(
+            groups(rows, "window"),
+            [
+                ("before_cutoff".into(), 4),
+                ("after_cutoff".into(), 4),
+                ("unknown".into(), 1)
+            ]
+        );
+        let diff = groups(rows, "difficulty");
+        assert!(
+            diff.iter().all(|(g, _)| g.ends_with(" (proxy)")),
+            "{diff:?}"
+        );
+        assert_eq!(diff.iter().map(|(_, n)| n).sum::<i64>(), 9);
+        // Breakdowns in order.
+        let order: Vec<&str> = rows.iter().map(|r| r.breakdown.as_str()).collect();
+        let mut dedup = order.clone();
+        dedup.dedup();
+        assert_eq!(
+            dedup,
+            ["overall", "family", "class", "repo", "difficulty", "window"]
+        );
+    }
+
+    // One report, in the first run's folder, holding both runs.
+    let report = dir.join("runs/oracle/report.html");
+    assert!(!dir.join("runs/null/report.html").exists());
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.matches("<svg class=\"chart\"").count() >= 6, "charts");
+    assert!(html.contains("<b>oracle</b>") && html.contains("<b>null</b>"));
+    assert!(html.contains("gamma&amp;co") && !html.contains("gamma&co"));
+    assert!(html.contains("before_cutoff") && html.contains("after_cutoff"));
+    assert!(html.contains("has likely seen"));
+    assert!(html.contains("Proxy difficulty"));
+    assert!(!html.contains("<script") && !html.contains("<link"));
+    assert!(html.contains("logic") && html.contains("runtime") && html.contains("syntax"));
+    assert!(html.contains("pass@3"));
+}
+
+#[test]
+fn pass_at_k_end_to_end_and_missing_tasks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_dataset(dir);
+    // Four samples, two pass, on every valid task but t0 (missing).
+    let tasks: Vec<usize> = (1..9).collect();
+    write_run(dir, "half", "command:half", &tasks, 4, |_, s| s < 2);
+    let out = score(&["--data", d(dir), "--run", "half"]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("without any execution"), "{stderr}");
+    let rows = read_scores(dir, "half");
+    let at = |k| get(&rows, "overall", "all", k);
+    assert!((at(1).pass_at_k - 0.5).abs() < 1e-12);
+    // 1 - C(2,2)/C(4,2)
+    assert!((at(2).pass_at_k - 5.0 / 6.0).abs() < 1e-12);
+    assert!((at(4).pass_at_k - 1.0).abs() < 1e-12);
+    assert_eq!(at(1).tasks, 8);
+    assert!(rows.iter().all(|r| r.k == 1 || r.k == 2 || r.k == 4));
+    // Every task scores the same: the interval is the point.
+    assert_eq!(
+        (at(2).ci_low, at(2).ci_high),
+        (at(2).pass_at_k, at(2).pass_at_k)
+    );
+    // No cutoff: no window breakdown.
+    assert!(!rows.iter().any(|r| r.breakdown == "window"));
+    let html = std::fs::read_to_string(dir.join("runs/half/report.html")).unwrap();
+    assert!(html.contains("1 valid task without any execution"));
+    assert!(html.contains("command:half"));
+    assert!(html.contains("No cutoff was given"));
+}
+
+#[test]
+fn slices_give_difficulty_tertiles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    common::standard(dir);
+    write_slices(dir);
+    ok(&score(&["--data", d(dir), "--run", "oracle"]));
+    let rows = read_scores(dir, "oracle");
+    // Difficulty grows with the task number: t0-t2 low, t3-t5 medium, t6-t8 high.
+    assert_eq!(
+        groups(&rows, "difficulty"),
+        [("low".into(), 3), ("medium".into(), 3), ("high".into(), 3)]
+    );
+    let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
+    assert!(html.contains("ESV") && !html.contains("Proxy difficulty"));
+}
+
+#[test]
+fn output_is_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_dataset(dir);
+    write_run(dir, "mixed", "m", &common::all_tasks(), 5, |i, s| {
+        (i * 7 + s as usize * 3) % 4 == 0
+    });
+    let args = ["--data", d(dir), "--run", "mixed", "--cutoff", "2024-01-01"];
+    ok(&score(&args));
+    let first_rows = read_scores(dir, "mixed");
+    let first_html = std::fs::read(dir.join("runs/mixed/report.html")).unwrap();
+    ok(&score(&args));
+    assert_eq!(first_rows, read_scores(dir, "mixed"));
+    assert_eq!(
+        first_html,
+        std::fs::read(dir.join("runs/mixed/report.html")).unwrap()
+    );
+    // Non-trivial intervals that hold their estimates.
+    let all = get(&first_rows, "overall", "all", 1);
+    assert!(
+        all.ci_low < all.pass_at_k && all.pass_at_k < all.ci_high,
+        "{all:?}"
+    );
+    for r in &first_rows {
+        assert!(r.ci_low <= r.pass_at_k + 1e-12 && r.pass_at_k <= r.ci_high + 1e-12);
+    }
+    // Another seed moves the intervals but not the estimates.
+    ok(&score(&[
+        "--data",
+        d(dir),
+        "--run",
+        "mixed",
+        "--cutoff",
+        "2024-01-01",
+        "--seed",
+        "9",
+    ]));
+    let other = read_scores(dir, "mixed");
+    assert_eq!(
+        first_rows.iter().map(|r| r.pass_at_k).collect::<Vec<_>>(),
+        other.iter().map(|r| r.pass_at_k).collect::<Vec<_>>()
+    );
+    assert_ne!(first_rows, other);
+}
+
+#[test]
+fn report_path_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    let path = dir.join("out/cmp.html");
+    ok(&score(&[
+        "--data",
+        d(dir),
+        "--run",
+        "null",
+        "--run",
+        "oracle",
+        "--report",
+        path.to_str().unwrap(),
+    ]));
+    assert!(path.is_file());
+    assert!(!dir.join("runs/null/report.html").exists());
+    assert!(dir.join("runs/null/scores.parquet").is_file());
+    assert!(dir.join("runs/oracle/scores.parquet").is_file());
+}
+
+#[test]
+fn missing_run_is_an_error_that_says_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    let out = score(&["--data", d(dir), "--run", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("solve") && stderr.contains("execute --data"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--run nope"), "{stderr}");
+
+    // A run folder without executions.
+    std::fs::create_dir_all(dir.join("runs/empty")).unwrap();
+    let out = score(&["--data", d(dir), "--run", "empty"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no executions"));
+    assert!(!dir.join("runs/empty/scores.parquet").exists());
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    for bad in ["2024-13-01", "2023-02-29", "soon"] {
+        let out = score(&["--data", d(dir), "--run", "oracle", "--cutoff", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("YYYY-MM-DD"));
+    }
+    let out = score(&["--data", d(dir), "--run", "../oracle"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = score(&["--data", d(dir), "--run", "oracle", "--bootstrap", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    // No dataset tables.
+    let empty = tempfile::tempdir().unwrap();
+    let out = score(&["--data", d(empty.path()), "--run", "oracle"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `execute` first"));
+}
+
+#[test]
+fn a_run_with_nothing_to_score_exits_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_dataset(dir);
+    // Only the invalid task was run.
+    write_run(dir, "only-invalid", "m", &[9], 1, |_, _| true);
+    let out = score(&["--data", d(dir), "--run", "only-invalid"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(read_scores(dir, "only-invalid").is_empty());
+    assert!(dir.join("runs/only-invalid/report.html").is_file());
+}
+
+#[test]
+fn help_documents_every_option() {
+    let out = score(&["--help"]);
+    ok(&out);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for opt in [
+        "--data",
+        "--run",
+        "--cutoff",
+        "--report",
+        "--bootstrap",
+        "--seed",
+        "--quiet",
+        "--verbose",
+    ] {
+        assert!(help.contains(opt), "{opt} missing from\n{help}");
+    }
+}

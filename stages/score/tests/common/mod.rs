@@ -1,0 +1,226 @@
+//! A small dataset written by hand with `schemas::io`: three repositories (one before the
+//! cutoff 2024-01-01, one after, one without a date), ten function tasks of which one is
+//! invalid, and runs written to order.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use schemas::{Candidate, Execution, FunctionTask, Repo, Slice, Timestamp, Validation};
+
+/// Tasks `t0`..`t9`; `t9` is invalid.
+pub const TASKS: usize = 10;
+pub const INVALID: &str = "t9";
+
+pub fn task_id(i: usize) -> String {
+    format!("t{i}")
+}
+
+/// Repository of task `i`: alpha (before the cutoff) t0-t3, beta (after) t4-t7, the
+/// undated `gamma&co` t8-t9.
+pub fn repo_of(i: usize) -> &'static str {
+    match i {
+        0..=3 => "r-alpha",
+        4..=7 => "r-beta",
+        _ => "r-gamma",
+    }
+}
+
+fn repo(id: &str, name: &str, published: Option<&str>) -> Repo {
+    Repo {
+        repo_id: id.into(),
+        source: "pypi".into(),
+        spec: format!("pypi:{name}==1.0"),
+        name: name.into(),
+        version: Some("1.0".into()),
+        git_ref: None,
+        commit: None,
+        published_at: published.map(|p| Timestamp::parse(p).unwrap()),
+        url: None,
+        license: Some("MIT".into()),
+        license_source: Some("metadata".into()),
+        cutoff: None,
+        status: "ok".into(),
+        reason: None,
+        files_total: 3,
+        files_skipped: 0,
+    }
+}
+
+fn function_task(i: usize) -> FunctionTask {
+    let body: String = (0..=i)
+        .map(|j| format!("    x = x + {j}\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    FunctionTask {
+        task_id: task_id(i),
+        function_id: format!("f{i}"),
+        repo_id: repo_of(i).into(),
+        class: if i % 2 == 0 {
+            "self_contained".into()
+        } else {
+            "weakly_self_contained".into()
+        },
+        prompt: format!("def f{i}(x):\n    \"\"\"Doc.\"\"\"\n"),
+        prompt_kind: "docstring".into(),
+        entry_point: format!("f{i}"),
+        canonical_solution: format!("def f{i}(x):\n{body}    return x\n"),
+        status: "ok".into(),
+        reason: None,
+        cases: 3,
+        edge_cases: 1,
+        arcs_covered: 4,
+        arcs_total: 4,
+        branches_covered: (i % 5) as i32,
+        branches_total: (i % 5) as i32,
+        stop: "full coverage".into(),
+        mutants_total: 4,
+        mutants_killed: 4,
+        mutation_score: Some(1.0),
+        held_out_mutation_score: Some(1.0),
+        calls: 10,
+        search_seconds: 0.1,
+        seconds: 0.2,
+        config_hash: "c".into(),
+    }
+}
+
+fn validation(i: usize) -> Validation {
+    let valid = task_id(i) != INVALID;
+    Validation {
+        task_id: task_id(i),
+        family: "function".into(),
+        original_passes: true,
+        null_fails: valid,
+        stable: true,
+        valid,
+        cases: 3,
+        original_seconds: 0.01,
+        reason: (!valid).then(|| "null_passes: an empty body passes".into()),
+        isolation: "namespaces".into(),
+    }
+}
+
+/// Writes the dataset tables (no runs) into `dir`.
+pub fn write_dataset(dir: &Path) {
+    let repos = vec![
+        repo("r-alpha", "alpha", Some("2023-06-01T00:00:00Z")),
+        repo("r-beta", "beta", Some("2024-08-01T00:00:00Z")),
+        repo("r-gamma", "gamma&co", None),
+    ];
+    schemas::write_table(dir, &repos).unwrap();
+    let tasks: Vec<FunctionTask> = (0..TASKS).map(function_task).collect();
+    schemas::write_table(dir, &tasks).unwrap();
+    let validations: Vec<Validation> = (0..TASKS).map(validation).collect();
+    schemas::write_table(dir, &validations).unwrap();
+}
+
+/// Writes a `slices` table: difficulty grows with the task number.
+pub fn write_slices(dir: &Path) {
+    let slices: Vec<Slice> = (0..TASKS)
+        .map(|i| Slice {
+            task_id: task_id(i),
+            family: "function".into(),
+            esv: 10 + i as i32,
+            mcl: 100 * i as i64,
+            dfi: 1 + (i / 3) as i32,
+            files: 1,
+            modules: 1,
+            functions: 1,
+        })
+        .collect();
+    schemas::write_table(dir, &slices).unwrap();
+}
+
+/// Writes run `name` with `samples` samples per task for `tasks`; `passes(task, sample)`
+/// says which pass. Failures get fingerprints in turn.
+pub fn write_run(
+    dir: &Path,
+    name: &str,
+    model: &str,
+    tasks: &[usize],
+    samples: i32,
+    passes: impl Fn(usize, i32) -> bool,
+) {
+    let rdir = dir.join("runs").join(name);
+    let mut candidates = Vec::new();
+    let mut executions = Vec::new();
+    for &i in tasks {
+        for s in 0..samples {
+            candidates.push(Candidate {
+                run: name.into(),
+                task_id: task_id(i),
+                family: "function".into(),
+                sample: s,
+                model: model.into(),
+                prompt_hash: "h".into(),
+                answer: Some("def f(x): return x".into()),
+                raw: None,
+                status: "ok".into(),
+                error: None,
+                tokens_in: None,
+                tokens_out: None,
+                latency_ms: 1.0,
+            });
+            let pass = passes(i, s);
+            let (status, fingerprint) = if pass {
+                ("pass", None)
+            } else {
+                match (i + s as usize) % 3 {
+                    0 => ("fail", Some("logic")),
+                    1 => ("error", Some("runtime")),
+                    _ => ("syntax", Some("syntax")),
+                }
+            };
+            executions.push(Execution {
+                run: name.into(),
+                task_id: task_id(i),
+                sample: s,
+                status: status.into(),
+                cases_passed: if pass { 3 } else { 0 },
+                cases_total: 3,
+                seconds: 0.01,
+                fingerprint: fingerprint.map(Into::into),
+                detail: None,
+                isolation: "namespaces".into(),
+            });
+        }
+    }
+    schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
+    schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
+}
+
+/// All tasks, the invalid one included (its executions must be ignored).
+pub fn all_tasks() -> Vec<usize> {
+    (0..TASKS).collect()
+}
+
+/// The standard fixture: `oracle` (one sample, all pass) and `null` (three samples, all
+/// fail).
+pub fn standard(dir: &Path) {
+    write_dataset(dir);
+    write_run(dir, "oracle", "oracle", &all_tasks(), 1, |_, _| true);
+    write_run(dir, "null", "null", &all_tasks(), 3, |_, _| false);
+}
+
+pub fn score(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_score"))
+        .args(args)
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run score")
+}
+
+pub fn read_scores(dir: &Path, run: &str) -> Vec<schemas::Score> {
+    schemas::read_table_from(&dir.join("runs").join(run).join("scores.parquet")).unwrap()
+}
+
+/// The workspace's `target` folder (the binary is `target/<profile>/score`).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_score"))
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf()
+}
