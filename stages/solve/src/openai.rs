@@ -1,0 +1,374 @@
+//! Any OpenAI-compatible HTTP endpoint (vLLM, llama.cpp server, Ollama, hosted APIs):
+//! `POST {base}/chat/completions` or `{base}/completions`, with retries (429, 5xx, transport
+//! errors; `Retry-After` honoured), a per-request timeout and the answer cache.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::backoff::{classify, parse_retry_after, Backoff, Verdict};
+use crate::cache::{self, Cache, Entry};
+use crate::prompt::{self, Api, Message, Prompt};
+use crate::solver::{seed_of, sha256_hex, Answer, Solver};
+use crate::spec::url_host;
+use crate::task::Task;
+
+/// How to ask the endpoint.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The spec as recorded in the table (part of the cache key).
+    pub spec: String,
+    pub model: String,
+    pub base_url: String,
+    pub api: Api,
+    pub api_key: Option<String>,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    /// Retries after the first request.
+    pub retries: u32,
+    /// Per request.
+    pub timeout: Duration,
+    pub backoff: Backoff,
+}
+
+/// The model behind an OpenAI-compatible endpoint.
+pub struct OpenAi {
+    cfg: Config,
+    agent: ureq::Agent,
+    cache: Option<Cache>,
+}
+
+#[derive(Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    temperature: f64,
+    max_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct CompletionBody<'a> {
+    model: &'a str,
+    prompt: &'a str,
+    temperature: f64,
+    max_tokens: u32,
+    stop: &'a [&'static str],
+}
+
+/// The request body, as sent (fields in a fixed order, whatever `serde_json`'s features).
+pub fn request_body(model: &str, prompt: &Prompt, temperature: f64, max_tokens: u32) -> String {
+    let json = match prompt {
+        Prompt::Chat(messages) => serde_json::to_string(&ChatBody {
+            model,
+            messages,
+            temperature,
+            max_tokens,
+        }),
+        Prompt::Completion { prompt, stop } => serde_json::to_string(&CompletionBody {
+            model,
+            prompt,
+            temperature,
+            max_tokens,
+            stop,
+        }),
+    };
+    json.expect("a request body serializes")
+}
+
+/// A successful reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub tokens_in: Option<i64>,
+    pub tokens_out: Option<i64>,
+    pub finish_reason: Option<String>,
+    pub latency_ms: f64,
+}
+
+/// Why a request gave no reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// This answer failed (after the retries): recorded as an error row.
+    #[error("{0}")]
+    Failed(String),
+    /// No answer can succeed: the run stops.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// The text and usage of a response body.
+pub fn parse_reply(api: Api, body: &str) -> Result<Reply, String> {
+    let v: Value = serde_json::from_str(body)
+        .map_err(|e| format!("the response is not JSON ({e}): {}", tail(body, 300)))?;
+    let choice = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| format!("the response has no choices: {}", tail(body, 300)))?;
+    let text = match api {
+        Api::Chat => choice.get("message").and_then(|m| m.get("content")),
+        Api::Completions => choice.get("text"),
+    };
+    let finish_reason = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let text = text.and_then(Value::as_str).ok_or_else(|| {
+        format!(
+            "the response's first choice has no text (finish_reason {})",
+            finish_reason.as_deref().unwrap_or("none")
+        )
+    })?;
+    let usage = |k: &str| {
+        v.get("usage")
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_i64)
+    };
+    Ok(Reply {
+        text: text.to_string(),
+        tokens_in: usage("prompt_tokens"),
+        tokens_out: usage("completion_tokens"),
+        finish_reason,
+        latency_ms: 0.0,
+    })
+}
+
+/// The last `max` characters of a text, on one line.
+pub fn tail(text: &str, max: usize) -> String {
+    let t = text.trim();
+    let n = t.chars().count();
+    let cut: String = if n > max {
+        let s: String = t.chars().skip(n - max).collect();
+        format!("...{s}")
+    } else {
+        t.to_string()
+    };
+    cut.replace('\n', " ")
+}
+
+/// Whether a host is reached without the proxy: loopback always, and `NO_PROXY`'s hosts.
+fn bypasses_proxy(host: &str) -> bool {
+    if host == "localhost" || host == "::1" || host.starts_with("127.") {
+        return true;
+    }
+    ["NO_PROXY", "no_proxy"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .flat_map(|v| {
+            v.split(',')
+                .map(|s| s.trim().trim_start_matches('.').to_ascii_lowercase())
+                .collect::<Vec<_>>()
+        })
+        .any(|n| !n.is_empty() && (n == "*" || host == n || host.ends_with(&format!(".{n}"))))
+}
+
+impl OpenAi {
+    pub fn new(cfg: Config, cache: Option<Cache>) -> Self {
+        let proxy = !bypasses_proxy(&url_host(&cfg.base_url));
+        let agent = ureq::AgentBuilder::new()
+            .timeout(cfg.timeout)
+            .user_agent(concat!("freshbench-solve/", env!("CARGO_PKG_VERSION")))
+            .try_proxy_from_env(proxy)
+            .build();
+        OpenAi { cfg, agent, cache }
+    }
+
+    fn url(&self) -> String {
+        format!("{}{}", self.cfg.base_url, self.cfg.api.path())
+    }
+
+    /// Sends the body, retrying as [`classify`] says; `seed` spreads the backoff.
+    pub fn call(&self, body: &str, seed: u64) -> Result<Reply, CallError> {
+        let url = self.url();
+        let attempts = self.cfg.retries + 1;
+        let mut last = String::new();
+        for attempt in 0..attempts {
+            let started = Instant::now();
+            let mut req = self
+                .agent
+                .post(&url)
+                .set("Content-Type", "application/json");
+            if let Some(key) = &self.cfg.api_key {
+                req = req.set("Authorization", &format!("Bearer {key}"));
+            }
+            let wait = match req.send_string(body) {
+                Ok(resp) => {
+                    let text = resp.into_string().map_err(|e| {
+                        CallError::Failed(format!("{url}: reading the response failed: {e}"))
+                    });
+                    match text {
+                        Ok(text) => {
+                            let mut reply = parse_reply(self.cfg.api, &text)
+                                .map_err(|e| CallError::Failed(format!("{url}: {e}")))?;
+                            // The latency of the request that answered (not of the retries).
+                            reply.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                            return Ok(reply);
+                        }
+                        Err(e) => {
+                            last = e.to_string();
+                            None
+                        }
+                    }
+                }
+                Err(ureq::Error::Status(code, resp)) => {
+                    let retry_after = resp.header("retry-after").and_then(parse_retry_after);
+                    let detail = resp.into_string().unwrap_or_default();
+                    last = format!("{url} answered HTTP {code}: {}", tail(&detail, 300));
+                    match classify(code) {
+                        Verdict::Retry => retry_after,
+                        Verdict::Fail => return Err(CallError::Failed(last)),
+                        Verdict::Fatal => {
+                            let hint = match code {
+                                401 | 403 => format!(
+                                    "check the API key (the environment variable named by --api-key-env{})",
+                                    if self.cfg.api_key.is_none() { ", which is not set" } else { "" }
+                                ),
+                                _ => "check the base URL and the model name of --model openai:MODEL@URL".to_string(),
+                            };
+                            return Err(CallError::Fatal(format!("{last}; {hint}")));
+                        }
+                    }
+                }
+                Err(ureq::Error::Transport(t)) => {
+                    last = format!("{url}: {t}");
+                    None
+                }
+            };
+            if attempt + 1 < attempts {
+                let wait = wait.unwrap_or_else(|| self.cfg.backoff.delay(attempt, seed));
+                tracing::debug!(attempt, wait_ms = wait.as_millis(), error = %last, "retrying");
+                std::thread::sleep(wait);
+            }
+        }
+        Err(CallError::Failed(format!(
+            "{last} (gave up after {attempts} attempts)"
+        )))
+    }
+}
+
+impl Solver for OpenAi {
+    fn solve(&self, task: &Task, sample: u32) -> anyhow::Result<Answer> {
+        let started = Instant::now();
+        let prompt = prompt::build(task, self.cfg.api);
+        let body = request_body(
+            &self.cfg.model,
+            &prompt,
+            self.cfg.temperature,
+            self.cfg.max_tokens,
+        );
+        let prompt_hash = sha256_hex(&body);
+        let key = cache::key(&cache::KeyParts {
+            spec: &self.cfg.spec,
+            api: self.cfg.api.as_str(),
+            temperature: self.cfg.temperature,
+            max_tokens: self.cfg.max_tokens,
+            sample,
+            body: &body,
+        });
+        let answer = |reply: &Reply, cached: bool| Answer {
+            prompt_hash: prompt_hash.clone(),
+            answer: Some(prompt::answer(task, self.cfg.api, &reply.text)),
+            raw: Some(reply.text.clone()),
+            error: None,
+            tokens_in: reply.tokens_in,
+            tokens_out: reply.tokens_out,
+            latency_ms: reply.latency_ms,
+            cached,
+        };
+        if let Some(e) = self.cache.as_ref().and_then(|c| c.get(&key)) {
+            let reply = Reply {
+                text: e.text,
+                tokens_in: e.tokens_in,
+                tokens_out: e.tokens_out,
+                finish_reason: e.finish_reason,
+                latency_ms: e.latency_ms,
+            };
+            return Ok(answer(&reply, true));
+        }
+        match self.call(&body, seed_of(&task.task_id, sample)) {
+            Ok(reply) => {
+                if reply.finish_reason.as_deref() == Some("length") {
+                    tracing::debug!(task = %task.task_id, sample, "answer cut at --max-tokens");
+                }
+                if let Some(cache) = &self.cache {
+                    let entry = Entry {
+                        key,
+                        spec: self.cfg.spec.clone(),
+                        sample,
+                        text: reply.text.clone(),
+                        tokens_in: reply.tokens_in,
+                        tokens_out: reply.tokens_out,
+                        latency_ms: reply.latency_ms,
+                        finish_reason: reply.finish_reason.clone(),
+                    };
+                    if let Err(e) = cache.put(&entry) {
+                        tracing::warn!(dir = %cache.dir().display(), error = %e, "could not write to the cache");
+                    }
+                }
+                Ok(answer(&reply, false))
+            }
+            Err(CallError::Failed(why)) => Ok(Answer::error(prompt_hash, why, started)),
+            Err(CallError::Fatal(why)) => Err(anyhow::anyhow!(why)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_have_a_fixed_field_order() {
+        let chat = Prompt::Chat(vec![Message {
+            role: "user",
+            content: "hi \"there\"".into(),
+        }]);
+        assert_eq!(
+            request_body("m", &chat, 0.0, 16),
+            r#"{"model":"m","messages":[{"role":"user","content":"hi \"there\""}],"temperature":0.0,"max_tokens":16}"#
+        );
+        let comp = Prompt::Completion {
+            prompt: "def f():\n".into(),
+            stop: vec!["\ndef "],
+        };
+        assert_eq!(
+            request_body("m", &comp, 0.2, 8),
+            r#"{"model":"m","prompt":"def f():\n","temperature":0.2,"max_tokens":8,"stop":["\ndef "]}"#
+        );
+    }
+
+    #[test]
+    fn replies_are_parsed() {
+        let chat = r#"{"choices":[{"message":{"role":"assistant","content":"x = 1"},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":3}}"#;
+        let r = parse_reply(Api::Chat, chat).unwrap();
+        assert_eq!(r.text, "x = 1");
+        assert_eq!((r.tokens_in, r.tokens_out), (Some(11), Some(3)));
+        assert_eq!(r.finish_reason.as_deref(), Some("stop"));
+        let comp = r#"{"choices":[{"text":"    return 1\n"}]}"#;
+        let r = parse_reply(Api::Completions, comp).unwrap();
+        assert_eq!(r.text, "    return 1\n");
+        assert_eq!(r.tokens_in, None);
+        assert!(parse_reply(Api::Chat, comp).is_err());
+        assert!(parse_reply(Api::Chat, "<html>502</html>").is_err());
+        assert!(parse_reply(Api::Chat, r#"{"choices":[]}"#).is_err());
+        let refused =
+            r#"{"choices":[{"message":{"content":null},"finish_reason":"content_filter"}]}"#;
+        assert!(parse_reply(Api::Chat, refused)
+            .unwrap_err()
+            .contains("content_filter"));
+    }
+
+    #[test]
+    fn tails_are_short() {
+        assert_eq!(tail("  a\nb  ", 10), "a b");
+        assert_eq!(tail("abcdef", 3), "...def");
+        assert_eq!(tail("ééé", 2), "...éé");
+    }
+
+    #[test]
+    fn loopback_is_never_proxied() {
+        assert!(bypasses_proxy("127.0.0.1"));
+        assert!(bypasses_proxy("localhost"));
+        assert!(bypasses_proxy("::1"));
+    }
+}

@@ -1,0 +1,248 @@
+//! What the integration tests share: a small dataset of function tasks, and running the
+//! built `solve` binary on it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use schemas::{Candidate, FunctionTask, Validation};
+
+/// One fixture task: its imports, its `def` line, docstring and body.
+pub struct Fixture {
+    pub id: &'static str,
+    pub entry: &'static str,
+    pub imports: &'static str,
+    pub def: &'static str,
+    pub doc: &'static str,
+    pub body: &'static str,
+    pub status: &'static str,
+    pub valid: bool,
+}
+
+pub const FIXTURES: &[Fixture] = &[
+    Fixture {
+        id: "t01",
+        entry: "add",
+        imports: "",
+        def: "def add(a: int, b: int) -> int:",
+        doc: "Sum of ``a`` and ``b``.",
+        body: "    return a + b\n",
+        status: "ok",
+        valid: true,
+    },
+    Fixture {
+        id: "t02",
+        entry: "clamp",
+        imports: "",
+        def: "def clamp(x: float, lo: float, hi: float) -> float:",
+        doc: "Limit ``x`` to the closed interval [lo, hi].",
+        body: "    if lo > hi:\n        raise ValueError(\"lo must not exceed hi\")\n    return max(lo, min(x, hi))\n",
+        status: "ok",
+        valid: true,
+    },
+    Fixture {
+        id: "t03",
+        entry: "is_palindrome",
+        imports: "import re\n",
+        def: "def is_palindrome(text: str) -> bool:",
+        doc: "Whether ``text`` reads the same backwards, ignoring case and punctuation.",
+        body: "    letters = re.sub(r\"[^a-z0-9]\", \"\", text.lower())\n    return letters == letters[::-1]\n",
+        status: "ok",
+        valid: true,
+    },
+    Fixture {
+        id: "t04",
+        entry: "word_count",
+        imports: "import re\nfrom collections import Counter\n",
+        def: "def word_count(text: str) -> dict[str, int]:",
+        doc: "How often each lowercased word occurs in ``text``.",
+        body: "    return dict(Counter(re.findall(r\"\\w+\", text.lower())))\n",
+        status: "ok",
+        valid: true,
+    },
+    Fixture {
+        id: "t05",
+        entry: "fizzbuzz",
+        imports: "",
+        def: "def fizzbuzz(n: int) -> str:",
+        doc: "``Fizz`` for multiples of 3, ``Buzz`` of 5, both for 15, else the number.",
+        body: "    if n % 15 == 0:\n        return \"FizzBuzz\"\n    if n % 3 == 0:\n        return \"Fizz\"\n    if n % 5 == 0:\n        return \"Buzz\"\n    return str(n)\n",
+        status: "ok",
+        valid: true,
+    },
+    Fixture {
+        id: "t06",
+        entry: "running_max",
+        imports: "",
+        def: "def running_max(values: list[int]) -> list[int]:",
+        doc: "The largest value seen so far, at each position.",
+        body: "    out = []\n    best = None\n    for v in values:\n        best = v if best is None or v > best else best\n        out.append(best)\n    return out\n",
+        status: "ok",
+        valid: true,
+    },
+    // Rejected by synthesize-tests: never solved.
+    Fixture {
+        id: "t07",
+        entry: "now_ms",
+        imports: "import time\n",
+        def: "def now_ms() -> int:",
+        doc: "Milliseconds since the epoch.",
+        body: "    return int(time.time() * 1000)\n",
+        status: "rejected",
+        valid: false,
+    },
+    // Ok but not valid (the null solution passes): solved only with --unvalidated.
+    Fixture {
+        id: "t08",
+        entry: "noop",
+        imports: "",
+        def: "def noop(x: int) -> None:",
+        doc: "Nothing.",
+        body: "    pass\n",
+        status: "ok",
+        valid: false,
+    },
+];
+
+/// The tasks solved by default (ok and valid), in task id order.
+pub fn solvable() -> Vec<&'static Fixture> {
+    FIXTURES
+        .iter()
+        .filter(|f| f.status == "ok" && f.valid)
+        .collect()
+}
+
+impl Fixture {
+    pub fn prompt(&self) -> String {
+        let sep = if self.imports.is_empty() { "" } else { "\n\n" };
+        format!(
+            "{}{sep}{}\n    \"\"\"{}\"\"\"\n",
+            self.imports, self.def, self.doc
+        )
+    }
+
+    pub fn canonical(&self) -> String {
+        format!("{}{}", self.prompt(), self.body)
+    }
+
+    /// The function alone (no imports).
+    pub fn function(&self) -> String {
+        format!("{}\n    \"\"\"{}\"\"\"\n{}", self.def, self.doc, self.body)
+    }
+
+    pub fn by_id(id: &str) -> &'static Fixture {
+        FIXTURES.iter().find(|f| f.id == id).expect("a fixture")
+    }
+
+    pub fn by_entry(entry: &str) -> &'static Fixture {
+        FIXTURES
+            .iter()
+            .find(|f| f.entry == entry)
+            .expect("a fixture")
+    }
+
+    fn row(&self) -> FunctionTask {
+        FunctionTask {
+            task_id: self.id.into(),
+            function_id: format!("fn-{}", self.id),
+            repo_id: "repo".into(),
+            class: "self_contained".into(),
+            prompt: self.prompt(),
+            prompt_kind: "docstring".into(),
+            entry_point: self.entry.into(),
+            canonical_solution: self.canonical(),
+            status: self.status.into(),
+            reason: (self.status != "ok").then(|| "effect: time".into()),
+            cases: 3,
+            edge_cases: 1,
+            arcs_covered: 4,
+            arcs_total: 4,
+            branches_covered: 0,
+            branches_total: 0,
+            stop: "full coverage".into(),
+            mutants_total: 2,
+            mutants_killed: 2,
+            mutation_score: Some(1.0),
+            held_out_mutation_score: None,
+            calls: 10,
+            search_seconds: 0.1,
+            seconds: 0.2,
+            config_hash: "cfg".into(),
+        }
+    }
+}
+
+/// Writes `function_tasks` (and `validations` when asked) into `dir`.
+pub fn write_dataset(dir: &Path, with_validations: bool) {
+    let rows: Vec<FunctionTask> = FIXTURES.iter().map(Fixture::row).collect();
+    schemas::write_table(dir, &rows).unwrap();
+    if with_validations {
+        let v: Vec<Validation> = FIXTURES
+            .iter()
+            .filter(|f| f.status == "ok")
+            .map(|f| Validation {
+                task_id: f.id.into(),
+                family: "function".into(),
+                original_passes: true,
+                null_fails: f.valid,
+                stable: true,
+                valid: f.valid,
+                cases: 3,
+                original_seconds: 0.01,
+                reason: (!f.valid).then(|| "null_passes".into()),
+                isolation: "namespaces".into(),
+            })
+            .collect();
+        schemas::write_table(dir, &v).unwrap();
+    }
+}
+
+/// A dataset in a new temporary folder.
+pub fn dataset(with_validations: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_dataset(dir.path(), with_validations);
+    dir
+}
+
+pub fn solve_cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_solve"));
+    cmd.arg("--data").arg(dir).args(args).arg("-q");
+    cmd.env_remove("FRESHBENCH_CACHE").env_remove("RUST_LOG");
+    cmd
+}
+
+pub fn solve(dir: &Path, args: &[&str]) -> Output {
+    solve_cmd(dir, args).output().unwrap()
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn candidates_path(dir: &Path, run: &str) -> PathBuf {
+    dir.join("runs").join(run).join("candidates.parquet")
+}
+
+pub fn candidates(dir: &Path, run: &str) -> Vec<Candidate> {
+    schemas::read_table_from(&candidates_path(dir, run)).unwrap()
+}
+
+/// Asserts the run exited with `expected`, showing its output when not.
+pub fn assert_code(out: &Output, expected: i32) {
+    assert_eq!(
+        code(out),
+        expected,
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(out),
+        stderr(out)
+    );
+}
