@@ -196,6 +196,24 @@ fn cap(s: &str, n: usize) -> String {
     format!("{} ...", &s[..end])
 }
 
+/// `text` with memory addresses (`at 0x7f3a...`) blanked, so that a row's detail is the
+/// same on every run.
+fn without_addresses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" at 0x") {
+        let (head, tail) = rest.split_at(i + " at 0x".len());
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if digits > 0 {
+            out.push_str("...");
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn describe(case: &TestCase, expected: &Expected, o: &Outcome) -> String {
     let want = match expected {
         Expected::Value(_) => case
@@ -219,10 +237,10 @@ fn describe(case: &TestCase, expected: &Expected, o: &Outcome) -> String {
         ),
     };
     cap(
-        &format!(
+        &without_addresses(&format!(
             "case {}: args {} kwargs {}: expected {want}, got {got}",
             case.ordinal, case.args, case.kwargs
-        ),
+        )),
         1000,
     )
 }
@@ -565,6 +583,15 @@ mod tests {
         assert!(rank(CaseVerdict::Raised) > rank(CaseVerdict::Wrong));
         assert_eq!(status_of(CaseVerdict::Wrong), ("fail", Some("logic")));
         assert_eq!(status_of(CaseVerdict::Syntax), ("syntax", Some("syntax")));
+    }
+
+    #[test]
+    fn addresses_are_blanked() {
+        assert_eq!(
+            without_addresses("<m.Yes object at 0x7fae03775c90> and <f at 0x1>"),
+            "<m.Yes object at 0x...> and <f at 0x...>"
+        );
+        assert_eq!(without_addresses("at 0x, plain"), "at 0x, plain");
     }
 
     #[test]
