@@ -1,5 +1,5 @@
 # freshbench: build, test, demo and benchmark.
-#   make demo    the pipeline (crawl, resolve, classify, synthesize-tests) on the bundled fixtures
+#   make demo    the pipeline on the bundled fixtures, from crawl to a report of the reference solvers
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
@@ -25,9 +25,10 @@ SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 JOBS    ?= 2
-STAGES  := crawl resolve classify execute synthesize-tests
+STAGES  := crawl resolve classify execute synthesize-tests solve score
+MODELS  ?= oracle null mutant
 
-.PHONY: help setup build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -49,9 +50,23 @@ demo: setup build
 	$(BIN)/classify --data $(DEMO)
 	@echo "== synthesize-tests: function tasks and their test cases"
 	$(BIN)/synthesize-tests --data $(DEMO) --jobs $(JOBS)
-	@echo "== tables in $(DEMO):" && ls $(DEMO)
+	@echo "== execute --validate: the original passes, an empty body fails, results are stable"
+	$(BIN)/execute --data $(DEMO) --validate --jobs $(JOBS)
+	@for m in $(MODELS); do \
+	  echo "== solve and execute: run $$m (model $$m)"; \
+	  $(BIN)/solve --data $(DEMO) --run $$m --model $$m || exit $$?; \
+	  $(BIN)/execute --data $(DEMO) --run $$m --jobs $(JOBS) || exit $$?; \
+	done
+	@echo "== score: pass@k with confidence intervals, and the report"
+	$(BIN)/score --data $(DEMO) $(addprefix --run ,$(MODELS)) --report $(DEMO)/report.html
+	@echo "== tables in $(DEMO):" && ls $(DEMO) $(DEMO)/runs
+	@echo "== report: $(DEMO)/report.html (open it in a browser)"
 
-test: setup test-rust test-fixtures
+test: setup setup-browser test-rust test-fixtures
+
+## Headless Chromium (Debian's package) for the report's browser test; skipped with a reason where impossible.
+setup-browser:
+	@bash scripts/setup-browser.sh
 
 test-rust:
 	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
@@ -70,11 +85,13 @@ tables-doc:
 	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
 
 bench: setup
-	$(CARGO) build --release -p crawl -p resolve -p classify -p execute -p synthesize-tests --bins
+	$(CARGO) build --release -p crawl -p resolve -p classify -p execute -p synthesize-tests -p solve --bins
 	@echo "== resolve against the ast module"
 	bash scripts/bench-resolve.sh $(BENCH)
 	@echo "== execute: calls through one sandboxed worker against a fresh python per call"
 	$(RBIN)/execute-bench
+	@echo "== execute --run: a run's candidates through the sandbox against a fresh python per candidate"
+	bash scripts/bench-candidates.sh $(SYNTH)
 	@echo "== synthesize-tests against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls"
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
 

@@ -33,6 +33,12 @@ pub fn bin(name: &str) -> PathBuf {
                 "classify",
                 "-p",
                 "synthesize-tests",
+                "-p",
+                "execute",
+                "-p",
+                "solve",
+                "-p",
+                "score",
                 "--bins",
             ])
             .status()
