@@ -25,10 +25,10 @@ SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 JOBS    ?= 2
-STAGES  := crawl resolve classify execute synthesize-tests solve score
+STAGES  := crawl resolve classify execute synthesize-tests solve score publish
 MODELS  ?= oracle null mutant
 
-.PHONY: help setup setup-browser build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -62,15 +62,19 @@ demo: setup build
 	@echo "== tables in $(DEMO):" && ls $(DEMO) $(DEMO)/runs
 	@echo "== report: $(DEMO)/report.html (open it in a browser)"
 
-test: setup setup-browser test-rust test-fixtures
+test: setup setup-browser setup-datasets test-rust test-fixtures
 
 ## Headless Chromium (Debian's package) for the report's browser test; skipped with a reason where impossible.
 setup-browser:
 	@bash scripts/setup-browser.sh
 
+## The Hugging Face datasets library in .tools/datasets-venv, for the snapshot read-back test.
+setup-datasets:
+	@bash scripts/setup-datasets.sh
+
 test-rust:
 	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
-	$(CARGO) test --workspace --no-fail-fast
+	PUBLISH_TEST_PYTHON=$(CURDIR)/.tools/datasets-venv/bin/python $(CARGO) test --workspace --no-fail-fast
 
 ## Each fixture project's own test suite must pass: later stages run them as real suites.
 test-fixtures:

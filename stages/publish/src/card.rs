@@ -1,0 +1,402 @@
+//! The dataset card, `README.md`: a YAML header the Hugging Face Hub and the `datasets`
+//! library read (one config per table, each with a `test` split of its Parquet file; the
+//! licenses; a pretty name and tags), then a body for people: what the tables hold, their
+//! columns (from the schemas crate's documentation), the sources and the cutoff, the
+//! license policy and what it left out, and how to check the files.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use arrow::datatypes::DataType;
+
+use crate::license::{hub_license, Policy};
+use crate::manifest::Manifest;
+
+/// A table cell: no line breaks, `|` escaped, no HTML.
+fn cell(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A double-quoted YAML scalar (JSON's string syntax is valid YAML).
+fn yaml_str(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn size_category(n: usize) -> &'static str {
+    match n {
+        0..=999 => "n<1K",
+        1_000..=9_999 => "1K<n<10K",
+        10_000..=99_999 => "10K<n<100K",
+        100_000..=999_999 => "100K<n<1M",
+        _ => "1M<n<10M",
+    }
+}
+
+/// What one row of a table is, for the contents list.
+fn row_meaning(table: &str) -> &'static str {
+    match table {
+        "function_tasks" => "a function task: implement a function from its signature and docstring",
+        "test_cases" => "a test case of a function task: arguments and the behaviour the original showed",
+        "validations" => "a published task, checked by running it (the original passes, an empty solution fails, results are stable)",
+        "repos" => "a source repository of the published tasks",
+        "completion_tasks" => "a completion task: a file with one span masked",
+        "assertion_tasks" => "an assertion task: a test assertion with its expected value masked",
+        "slices" => "the difficulty of a published task (ESV, MCL, DFI)",
+        _ => "",
+    }
+}
+
+/// The Hub license ids of the published code, sorted (`other` for licenses the Hub has no
+/// id for).
+pub fn hub_licenses(manifest: &Manifest, policy: &Policy) -> Vec<String> {
+    let mut ids: BTreeSet<String> = BTreeSet::new();
+    for s in &manifest.sources {
+        let granted = s
+            .license
+            .as_deref()
+            .and_then(|l| crate::license::parse(l).ok())
+            .map(|e| policy.granted(&e))
+            .unwrap_or_default();
+        if granted.is_empty() {
+            ids.insert("other".into());
+        }
+        for g in granted {
+            ids.insert(hub_license(&g).unwrap_or("other").to_string());
+        }
+    }
+    ids.into_iter().collect()
+}
+
+/// Arrow type names as `schemas/TABLES.md` writes them.
+fn type_name(dt: &DataType) -> String {
+    match dt {
+        DataType::List(f) => format!("list<{}>", type_name(f.data_type())),
+        DataType::Struct(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{}: {}", f.name(), type_name(f.data_type())))
+                .collect();
+            format!("struct<{}>", inner.join(", "))
+        }
+        DataType::Timestamp(_, _) => "timestamp(us, UTC)".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+/// The card.
+pub fn render(manifest: &Manifest, policy: &Policy) -> String {
+    let mut out = String::new();
+    let title = format!("{} {}", manifest.name, manifest.date);
+    let licenses = hub_licenses(manifest, policy);
+    let total_tasks = manifest.selection.tasks_published;
+
+    // ---- YAML header
+    out.push_str("---\n");
+    let _ = writeln!(out, "pretty_name: {}", yaml_str(&title));
+    out.push_str("license:\n");
+    for l in &licenses {
+        let _ = writeln!(out, "- {l}");
+    }
+    if licenses.iter().any(|l| l == "other") {
+        out.push_str("license_name: freshbench-sources\n");
+        let _ = writeln!(
+            out,
+            "license_details: {}",
+            yaml_str(
+                "Each task keeps the license of the repository it was made from; the \
+                 Licenses section of this card and manifest.json list them."
+            )
+        );
+    }
+    out.push_str("language:\n- en\n");
+    out.push_str("tags:\n");
+    for t in [
+        "code",
+        "python",
+        "benchmark",
+        "code-generation",
+        "execution-based-evaluation",
+        "freshbench",
+    ] {
+        let _ = writeln!(out, "- {t}");
+    }
+    out.push_str("task_categories:\n- text-generation\n");
+    let _ = writeln!(out, "size_categories:\n- {}", size_category(total_tasks));
+    out.push_str("configs:\n");
+    let default_config = if manifest.tables.contains_key("function_tasks") {
+        "function_tasks"
+    } else {
+        manifest
+            .tables
+            .keys()
+            .find(|k| k.ends_with("_tasks"))
+            .map_or("repos", String::as_str)
+    };
+    for (name, table) in &manifest.tables {
+        let _ = writeln!(out, "- config_name: {name}");
+        out.push_str("  data_files:\n");
+        let _ = writeln!(out, "  - split: test\n    path: {}", yaml_str(&table.path));
+        if name == default_config {
+            out.push_str("  default: true\n");
+        }
+    }
+    // The JSON-lines export gets no config: `datasets` picks one builder for all the configs
+    // of a folder (Parquet here), and would read the export as Parquet.
+    out.push_str("---\n\n");
+
+    // ---- Body
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(
+        out,
+        "A dated snapshot of freshbench, a benchmark for \
+         code models rebuilt every quarter from recently published Python repositories. Every \
+         task is judged by running code: test cases whose expected values were recorded by \
+         running the original function, never a fixed answer key. Every task here was \
+         validated by running it (its reference solution passes, an empty one fails, results \
+         are stable).\n"
+    );
+    let commit = manifest
+        .freshbench_commit
+        .as_deref()
+        .map_or_else(|| "unknown commit".to_string(), |c| format!("commit `{c}`"));
+    let _ = writeln!(
+        out,
+        "Made by freshbench {} ({commit}), table schema version {}, on {}.\n",
+        manifest.freshbench_version, manifest.schema_version, manifest.date
+    );
+    match (&manifest.cutoff, manifest.cutoff_source.as_deref()) {
+        (Some(c), Some("--cutoff")) => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {c}.** The source repositories were published after it: a model \
+                 whose training data ends before it has not seen this code.\n"
+            );
+        }
+        (Some(c), _) => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {c}** (the earliest cutoff the crawl of the sources had). The source \
+                 repositories were published after it: a model whose training data ends before \
+                 it has not seen this code.\n"
+            );
+        }
+        (None, _) => {
+            out.push_str(
+                "No cutoff was recorded for these sources: see each repository's publication \
+                 date below.\n\n",
+            );
+        }
+    }
+
+    out.push_str("## Contents\n\n| config | file | rows | one row per |\n|---|---|---|---|\n");
+    for (name, t) in &manifest.tables {
+        let _ = writeln!(
+            out,
+            "| `{name}` | `{}` | {} | {} |",
+            cell(&t.path),
+            t.rows,
+            row_meaning(name)
+        );
+    }
+    for (path, e) in &manifest.exports {
+        let _ = writeln!(
+            out,
+            "| (no config) | `{}` | {} | a function task in HumanEval's shape (see below) |",
+            cell(path),
+            e.tasks
+        );
+    }
+    out.push('\n');
+    let s = &manifest.selection;
+    let _ = writeln!(
+        out,
+        "Of {} tasks in the dataset this snapshot was made from, {} are published: {} were \
+         rejected by test synthesis, {} are not valid (or were not validated), and {} come \
+         from repositories whose license is not in the allow-list.\n",
+        s.tasks_read,
+        s.tasks_published,
+        s.tasks_rejected,
+        s.tasks_not_valid,
+        s.tasks_excluded_by_license
+    );
+
+    out.push_str("## Loading\n\nWith the Hugging Face `datasets` library, one config per table:\n\n```python\nfrom datasets import load_dataset\n\n");
+    let _ = writeln!(
+        out,
+        "tasks = load_dataset(\"path/to/{}-{}\", \"function_tasks\", split=\"test\")",
+        manifest.name, manifest.date
+    );
+    let _ = writeln!(
+        out,
+        "cases = load_dataset(\"path/to/{}-{}\", \"test_cases\", split=\"test\")",
+        manifest.name, manifest.date
+    );
+    out.push_str(
+        "```\n\nThe files are plain Parquet: pyarrow, pandas, Polars, DuckDB or DataFusion read \
+         them as they are (`SELECT * FROM 'data/function_tasks.parquet'`). Tables join on \
+         `task_id` (tasks, cases, validations, slices) and `repo_id` (tasks, repos). Each \
+         file carries `freshbench.table` and `freshbench.schema_version` in its Parquet \
+         key-value metadata.\n\n",
+    );
+
+    out.push_str(
+        "## How a function task is judged\n\nA solution defines the function `entry_point` \
+         (the prompt holds its imports, signature and docstring). Each row of `test_cases` \
+         calls it with `args` (a Python list literal of positional arguments) and `kwargs` \
+         (a dict literal of keyword arguments); besides literals they may hold \
+         `float('nan')`, `float('inf')`, `iter([...])`, `set()`, `frozenset(...)`, a builtin \
+         passed by name (`abs`, `sorted`, ...) and `operator.NAME`. The case expects either \
+         the value `expected_json` (tagged with its exact type: `{\"t\": \"int\", \"v\": \"3\"}`; \
+         `expected_repr` is its `repr`, for reading) or an exception whose type is \
+         `expected_exception`. freshbench's harness (`execute --run`) runs each case in a \
+         sandboxed process and compares values structurally: exact types (`1`, `1.0` and \
+         `True` differ; a tuple is not a list), floats within `math.isclose(rel_tol=1e-9, \
+         abs_tol=1e-12)` with NaN equal to NaN, sets and dicts in any order, a returned \
+         iterator by its first 1000 items.\n\n",
+    );
+    if let Some((path, e)) = manifest.exports.iter().next() {
+        let _ = writeln!(
+            out,
+            "## HumanEval-shaped export\n\n`{}` has one JSON object per line with HumanEval's \
+             fields: `task_id` (`freshbench/` and the task's id), `prompt`, `entry_point`, \
+             `canonical_solution` (what completes the prompt: the reference solution after the \
+             prompt, or the whole solution when the prompt's docstring was synthesized, so that \
+             `prompt + canonical_solution` always runs) and `test`, which defines \
+             `check(candidate)` asserting every case with the comparison rules above. Run it as \
+             HumanEval harnesses do: `exec(prompt + completion + \"\\n\" + test)`, then \
+             `check(ENTRY_POINT)`, under a harness that brings its own time limit and \
+             isolation. It has no config in the header (the `datasets` library reads every \
+             config of a folder with one builder, Parquet here); load it with \
+             `load_dataset(\"json\", data_files=\"PATH/{}\", split=\"train\")`, or read \
+             it line by line.\n\nThe asserts approximate freshbench's judging, they do not replace \
+             it: `check` runs in the candidate's own process and namespace (a candidate can \
+             patch what it uses or exit early), each returned iterator gets its own budget of \
+             1000 items, and float elements of sets are paired greedily. Scores to compare with \
+             freshbench's are those of its own harness. {} tasks, {} cases exported; {} cases \
+             left out (no readable expected value, or arguments on several lines){}.\n",
+            cell(path),
+            cell(path),
+            e.tasks,
+            e.cases,
+            e.cases_left_out,
+            if e.tasks_left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} tasks not exported for lack of any usable case",
+                    e.tasks_left_out.len()
+                )
+            }
+        );
+    }
+
+    out.push_str("## Sources\n\n| repository | version | license | published | tasks | url |\n|---|---|---|---|---|---|\n");
+    for src in &manifest.sources {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&src.name),
+            cell(src.version.as_deref().unwrap_or("")),
+            cell(src.license.as_deref().unwrap_or("")),
+            cell(
+                src.published_at
+                    .as_deref()
+                    .map_or("", |p| p.get(..10).unwrap_or(p))
+            ),
+            src.tasks,
+            cell(src.url.as_deref().unwrap_or("")),
+        );
+    }
+    out.push('\n');
+
+    out.push_str("## Licenses\n\n");
+    let _ = writeln!(
+        out,
+        "Every task copies code from its source repository (the prompt, the reference \
+         solution), so it keeps that repository's license: the table above names each \
+         source, its version and its license, and `repos` and `manifest.json` hold the same. \
+         Only repositories whose license (an SPDX expression, as the crawl recognised it) is \
+         in the allow-list are published: {} ({}). An `OR` expression is allowed when one \
+         alternative is, an `AND` when all parts are; a repository without a recognised \
+         license is never published.\n",
+        manifest
+            .license_policy
+            .allowed
+            .iter()
+            .map(|l| format!("`{}`", cell(l)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if manifest.license_policy.source == "default" {
+            "freshbench's default: permissive licenses only. MPL-2.0 is left out because its \
+             copyleft applies per file, and every task is an excerpt of a file; BSD-4-Clause \
+             and Apache-1.1 for their advertising clauses; the GPL family for its copyleft"
+        } else {
+            "given for this snapshot"
+        }
+    );
+    if manifest.excluded.is_empty() {
+        out.push_str("No repository was left out for its license.\n\n");
+    } else {
+        out.push_str(
+            "Left out for their license (their tasks can still be made and evaluated locally: \
+             run the freshbench pipeline on these sources in your own dataset directory, where \
+             nothing is redistributed):\n\n| repository | version | license | valid tasks left out | why |\n|---|---|---|---|---|\n",
+        );
+        for e in &manifest.excluded {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                cell(e.name.as_deref().unwrap_or(&e.repo_id)),
+                cell(e.version.as_deref().unwrap_or("")),
+                cell(e.license.as_deref().unwrap_or("none")),
+                e.tasks_left_out,
+                cell(&e.reason)
+            );
+        }
+        out.push('\n');
+    }
+
+    let _ = writeln!(
+        out,
+        "## Verifying the files\n\n`manifest.json` records the sha256 and size of every other \
+         file of this folder and the row count of every table. With freshbench:\n\n```\npublish \
+         --verify {name}-{date}\n```\n\nexits 0 when everything matches and 1 naming each file \
+         that differs. Without it:\n\n```python\nimport hashlib, json, pathlib\n\nroot = \
+         pathlib.Path(\"{name}-{date}\")\nmanifest = json.loads((root / \
+         \"manifest.json\").read_text())\nbad = [p for p, f in manifest[\"files\"].items()\n       \
+         if hashlib.sha256((root / p).read_bytes()).hexdigest() != f[\"sha256\"]]\nprint(bad \
+         or \"all files match\")\n```\n",
+        name = manifest.name,
+        date = manifest.date
+    );
+
+    out.push_str("## Columns\n");
+    let docs = schemas::describe::all_tables();
+    for (name, t) in &manifest.tables {
+        let Some(doc) = docs.iter().find(|d| d.name == name) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "\n### `{name}`\n\nFile `{}`, written by freshbench's `{}` stage. {}\n",
+            cell(&t.path),
+            doc.writer,
+            doc.doc
+        );
+        out.push_str("| column | type | null | meaning |\n|---|---|---|---|\n");
+        for c in &doc.columns {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                c.name,
+                cell(&type_name(&c.data_type)),
+                if c.nullable { "yes" } else { "" },
+                cell(&c.doc)
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,566 @@
+//! `publish`: a dated, immutable snapshot of the benchmark, ready to share.
+//!
+//! ```text
+//! publish --data DIR --out PARENT [--name freshbench] [--date YYYY-MM-DD] [--export jsonl]
+//! publish --verify FOLDER
+//! ```
+//!
+//! # What goes in
+//!
+//! Reads from the dataset directory `DIR`: `validations` (required: without it the stage
+//! stops and says to run `execute --data DIR --validate` first), `repos`, `function_tasks`
+//! and `test_cases`, and when they exist `completion_tasks`, `assertion_tasks` and `slices`.
+//! A task is published when it is `ok` (function tasks), `valid` in `validations`, and its
+//! repository's license is allowed ([`license`]). The snapshot holds those tasks, the test
+//! cases of the function tasks among them, their `validations` rows, their `slices` rows,
+//! and the `repos` rows of the repositories that have at least one published task
+//! ([`select`]). `functions`, `classifications` and the other tables of the pipeline stay
+//! out. A table with no published row is left out (and so is its config on the card).
+//!
+//! # Licenses
+//!
+//! Only repositories whose `repos.license` (an SPDX expression) passes the allow-list
+//! contribute tasks. The default list holds permissive licenses (MIT, MIT-0, Apache-2.0,
+//! BSD-2-Clause, BSD-3-Clause, 0BSD, ISC, PSF-2.0, Python-2.0, Unlicense, Zlib, BSL-1.0,
+//! CC0-1.0); MPL-2.0 is not in it, for its per-file copyleft (see [`license`] for the
+//! reasons and the rules for `OR`, `AND`, `WITH` and `+`). `--allow-license SPDX`
+//! (repeatable) and `--licenses FILE.toml` (`allow = ["MIT", ...]`) together replace it.
+//! Repositories left out are named in the manifest and the card with their version, license,
+//! the reason and the number of valid tasks left out; those tasks can still be made and
+//! evaluated locally, where nothing is redistributed.
+//!
+//! # The snapshot
+//!
+//! `--out PARENT` names the folder the snapshot is made in (created when missing); the
+//! snapshot itself is `PARENT/NAME-DATE`, `NAME` from `--name` (default `freshbench`) and
+//! `DATE` from `--date` (default: today, UTC), e.g. `data/snapshots/freshbench-2026-12-01`.
+//! It holds:
+//! - `data/<table>.parquet`, written with `schemas::io::write_table_to` (stamped with the
+//!   schema version, readable by every stage and by any Parquet reader);
+//! - `function_tasks.jsonl` with `--export jsonl`: the function tasks in `HumanEval`'s shape,
+//!   with a `check(candidate)` per task ([`humaneval`]); it has no config on the card, as
+//!   `datasets` reads all the configs of a folder with one builder (Parquet);
+//! - `README.md`, the dataset card, whose YAML header gives the Hugging Face `datasets`
+//!   library one config per table (a `test` split each) and the licenses ([`card`]);
+//! - `manifest.json` ([`manifest::Manifest`]): schema version, freshbench version and commit
+//!   (`git rev-parse HEAD` where publish runs, else `$FRESHBENCH_COMMIT`, else null), the
+//!   date, the cutoff (`--cutoff`, else the earliest `repos.cutoff` of the published
+//!   repositories), the license policy, how many tasks were read, rejected, not valid,
+//!   left out and published, the sources (name, version, commit, url, license,
+//!   publication date, tasks), the excluded repositories, the row count of every table, and
+//!   the sha256 and size of every other file.
+//!
+//! A snapshot is never overwritten: when `PARENT/NAME-DATE` exists the stage stops (exit 2)
+//! before reading anything. It is written into a temporary sibling folder
+//! (`PARENT/.NAME-DATE.XXXXXX.tmp`, removed on any error) and renamed into place at the end,
+//! so a crash never leaves a half snapshot under the final name (a killed process may leave
+//! the hidden temporary folder, which can be deleted). When no task is publishable the
+//! stage writes nothing and exits 1.
+//!
+//! # Verifying
+//!
+//! `publish --verify FOLDER` (no `--data` needed) checks every file's sha256 and size and
+//! every table's row count (from the Parquet footer) and table stamp against
+//! `manifest.json`, and reports files the manifest does not list (names starting with `.`,
+//! such as a Hub repository's `.gitattributes`, are ignored). It prints one `MISMATCH`
+//! line per file that differs and exits 1, or prints `OK` and exits 0; a missing or
+//! unreadable manifest is an error (exit 2).
+//!
+//! # Exit codes
+//!
+//! 0 success; 1 nothing to publish, or `--verify` found a difference; 2 an error (a
+//! missing table, an existing snapshot, a bad option), with a message that says what to do.
+
+pub mod card;
+pub mod humaneval;
+pub mod license;
+pub mod manifest;
+pub mod select;
+pub mod tagged;
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::Context as _;
+use clap::Parser;
+use schemas::cli::{CommonArgs, Outcome};
+use schemas::{Table, Timestamp};
+
+use crate::license::Policy;
+use crate::manifest::{ExportEntry, LicensePolicy, Manifest, Source, TableEntry, MANIFEST};
+use crate::select::Published;
+
+/// An export format of `--export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// `function_tasks.jsonl`: the function tasks in HumanEval/EvalPlus's shape, with a
+    /// `check(candidate)` function per task.
+    Jsonl,
+}
+
+/// Make a dated, immutable snapshot of the validated tasks (tables, manifest, dataset card),
+/// or verify one.
+#[derive(Debug, Parser)]
+#[command(name = "publish", version, about, long_about = None)]
+pub struct Args {
+    /// The dataset directory to publish from (reads `DIR/<table>.parquet`); not needed with
+    /// --verify.
+    #[arg(long, value_name = "DIR", required_unless_present = "verify")]
+    pub data: Option<PathBuf>,
+    /// The folder to make the snapshot in (created if missing): the snapshot is the folder
+    /// `PARENT/NAME-DATE`, e.g. `data/snapshots/freshbench-2026-12-01`.
+    #[arg(long, value_name = "PARENT", required_unless_present = "verify")]
+    pub out: Option<PathBuf>,
+    /// The snapshot's name, the first part of its folder name (letters, digits, `.`, `_`, `-`).
+    #[arg(long, value_name = "NAME", default_value = "freshbench")]
+    pub name: String,
+    /// The snapshot's date, the last part of its folder name (default: today, UTC).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+    /// The cutoff to record: the source repositories were published after it (default: the
+    /// earliest `cutoff` crawl recorded for the published repositories).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub cutoff: Option<String>,
+    /// Publish the tasks of repositories under this SPDX license id (or `ID WITH EXCEPTION`);
+    /// repeatable. Replaces the default allow-list of permissive licenses.
+    #[arg(long = "allow-license", value_name = "SPDX")]
+    pub allow_license: Vec<String>,
+    /// A TOML file with the allowed licenses, `allow = ["MIT", "Apache-2.0"]`; replaces the
+    /// default allow-list (with --allow-license: both lists together).
+    #[arg(long, value_name = "FILE.toml")]
+    pub licenses: Option<PathBuf>,
+    /// Also write an export into the snapshot: `jsonl` writes `function_tasks.jsonl` in the
+    /// shape of `HumanEval` (`task_id`, `prompt`, `entry_point`, `canonical_solution`, `test`).
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub export: Vec<ExportFormat>,
+    /// Check the snapshot FOLDER against its manifest.json (hashes, sizes, row counts)
+    /// instead of publishing: exit 0 when all match, 1 naming each file that differs.
+    #[arg(
+        long,
+        value_name = "FOLDER",
+        conflicts_with_all = ["data", "out", "date", "cutoff", "allow_license", "licenses", "export"]
+    )]
+    pub verify: Option<PathBuf>,
+    /// No progress output and only warnings in the log.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// More log output (-v: debug, -vv: trace). `RUST_LOG` overrides.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+impl Args {
+    /// The options every stage shares, for `schemas::cli::init_logging`.
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            data: self.data.clone().unwrap_or_default(),
+            quiet: self.quiet,
+            verbose: self.verbose,
+        }
+    }
+}
+
+/// The stage: publish, or verify with `--verify`.
+pub fn run(args: &Args) -> anyhow::Result<Outcome> {
+    if let Some(folder) = &args.verify {
+        return verify(folder);
+    }
+    publish(args)
+}
+
+/// A real calendar date `YYYY-MM-DD` (for `--date`, `--cutoff`).
+pub fn parse_date(text: &str, flag: &str) -> anyhow::Result<Timestamp> {
+    let bad =
+        || anyhow::anyhow!("{flag} {text:?}: not a date; give it as YYYY-MM-DD, e.g. 2026-12-01");
+    let t = text.trim();
+    let bytes = t.as_bytes();
+    let shaped = bytes.len() == 10
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !shaped {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| t[r].parse::<i64>().map_err(|_| bad());
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(bad()),
+    };
+    if day < 1 || day > days {
+        return Err(bad());
+    }
+    Timestamp::parse(t).ok_or_else(bad)
+}
+
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if !ok {
+        anyhow::bail!(
+            "--name {name:?}: a snapshot name is letters, digits, `.`, `_` and `-`, not \
+             starting with `.` (e.g. freshbench)"
+        );
+    }
+    Ok(())
+}
+
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Timestamp::from_unix_seconds(i64::try_from(secs).unwrap_or(0)).date_string()
+}
+
+/// The commit freshbench was built from: `git rev-parse HEAD` in the current directory,
+/// else `$FRESHBENCH_COMMIT`, else none.
+pub fn commit() -> Option<String> {
+    let from_git = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| s.len() >= 40 && s.bytes().all(|b| b.is_ascii_hexdigit()));
+    from_git.or_else(|| {
+        std::env::var("FRESHBENCH_COMMIT")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    })
+}
+
+/// Writes one table into the snapshot when it has rows.
+fn write_rows<T: Table>(
+    root: &Path,
+    rows: &[T],
+    tables: &mut BTreeMap<String, TableEntry>,
+) -> anyhow::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let rel = format!("data/{}.parquet", T::NAME);
+    schemas::write_table_to(&root.join(&rel), rows)?;
+    tables.insert(
+        T::NAME.to_string(),
+        TableEntry {
+            path: rel,
+            rows: rows.len() as u64,
+        },
+    );
+    Ok(())
+}
+
+/// Writes a text file and syncs it.
+fn write_synced(path: &Path, text: &str) -> anyhow::Result<()> {
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn sources(published: &Published) -> Vec<Source> {
+    published
+        .repos
+        .iter()
+        .map(|r| Source {
+            repo_id: r.repo_id.clone(),
+            name: r.name.clone(),
+            version: r.version.clone(),
+            commit: r.commit.clone(),
+            url: r.url.clone(),
+            license: r.license.clone(),
+            published_at: r.published_at.map(|t| t.to_string()),
+            cutoff: r.cutoff.map(|t| t.to_string()),
+            tasks: published
+                .tasks_per_repo
+                .get(&r.repo_id)
+                .copied()
+                .unwrap_or(0),
+        })
+        .collect()
+}
+
+fn publish(args: &Args) -> anyhow::Result<Outcome> {
+    let (Some(dataset), Some(out)) = (&args.data, &args.out) else {
+        anyhow::bail!(
+            "--data DIR and --out PARENT are needed to publish (or give --verify FOLDER)"
+        );
+    };
+    check_name(&args.name)?;
+    let date = match &args.date {
+        Some(d) => parse_date(d, "--date")?.date_string(),
+        None => today(),
+    };
+    let folder = out.join(format!("{}-{date}", args.name));
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    let refuse = || {
+        anyhow::anyhow!(
+            "{} exists; snapshots are immutable; choose another --date or --name",
+            folder.display()
+        )
+    };
+    if exists(&folder) {
+        return Err(refuse());
+    }
+    let policy = Policy::from_args(&args.allow_license, args.licenses.as_deref())?;
+    let cutoff_arg = match &args.cutoff {
+        Some(c) => Some(parse_date(c, "--cutoff")?),
+        None => None,
+    };
+
+    let input = select::load(dataset)?;
+    let published = select::select(&input, &policy);
+    let s = &published.selection;
+    tracing::info!(
+        read = s.tasks_read,
+        rejected = s.tasks_rejected,
+        not_valid = s.tasks_not_valid,
+        excluded_by_license = s.tasks_excluded_by_license,
+        published = s.tasks_published,
+        "tasks selected"
+    );
+    for e in &published.excluded {
+        tracing::info!(
+            repo = e.name.as_deref().unwrap_or(&e.repo_id),
+            version = e.version.as_deref().unwrap_or(""),
+            tasks = e.tasks_left_out,
+            reason = %e.reason,
+            "left out for its license"
+        );
+    }
+    if s.tasks_published == 0 {
+        tracing::warn!(
+            "no task to publish: none is ok, valid and of a repository whose license is \
+             allowed; nothing written (see `validations.reason` and --allow-license)"
+        );
+        return Ok(Outcome::Lacking);
+    }
+    let (cutoff, cutoff_source) = if let Some(c) = cutoff_arg {
+        (Some(c), Some("--cutoff"))
+    } else {
+        let cutoffs: std::collections::BTreeSet<Timestamp> =
+            published.repos.iter().filter_map(|r| r.cutoff).collect();
+        if cutoffs.len() > 1 {
+            tracing::info!(
+                distinct = cutoffs.len(),
+                "the sources have several cutoffs: the earliest is recorded"
+            );
+        }
+        let first = cutoffs.first().copied();
+        (first, first.map(|_| "repos"))
+    };
+
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the folder", out.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{}-{date}.", args.name))
+        .suffix(".tmp")
+        .tempdir_in(out)
+        .with_context(|| format!("{}: cannot make a temporary folder", out.display()))?;
+    let root = tmp.path();
+
+    let mut tables = BTreeMap::new();
+    write_rows(root, &published.function_tasks, &mut tables)?;
+    write_rows(root, &published.test_cases, &mut tables)?;
+    write_rows(root, &published.validations, &mut tables)?;
+    write_rows(root, &published.repos, &mut tables)?;
+    write_rows(root, &published.completion_tasks, &mut tables)?;
+    write_rows(root, &published.assertion_tasks, &mut tables)?;
+    write_rows(root, &published.slices, &mut tables)?;
+
+    let mut exports = BTreeMap::new();
+    if args.export.contains(&ExportFormat::Jsonl) {
+        let (rows, stats) = humaneval::export(&published.function_tasks, &published.test_cases);
+        write_synced(
+            &root.join("function_tasks.jsonl"),
+            &humaneval::to_jsonl(&rows)?,
+        )?;
+        if !stats.tasks_left_out.is_empty() {
+            tracing::warn!(
+                tasks = stats.tasks_left_out.len(),
+                "function tasks not exported: none of their cases could be asserted"
+            );
+        }
+        exports.insert(
+            "function_tasks.jsonl".to_string(),
+            ExportEntry {
+                format: "humaneval".into(),
+                tasks: stats.tasks,
+                cases: stats.cases,
+                cases_left_out: stats.cases_left_out,
+                tasks_left_out: stats.tasks_left_out,
+            },
+        );
+    }
+
+    let mut manifest = Manifest {
+        name: args.name.clone(),
+        date: date.clone(),
+        schema_version: schemas::SCHEMA_VERSION,
+        freshbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        freshbench_commit: commit(),
+        cutoff: cutoff.map(|c| c.to_string()),
+        cutoff_source: cutoff_source.map(str::to_string),
+        license_policy: LicensePolicy::of(&policy),
+        selection: published.selection.clone(),
+        sources: sources(&published),
+        excluded: published.excluded.clone(),
+        tables,
+        exports,
+        files: BTreeMap::new(),
+    };
+    write_synced(&root.join("README.md"), &card::render(&manifest, &policy))?;
+    manifest.files = manifest::hash_files(root)?;
+    let json = serde_json::to_string_pretty(&manifest)? + "\n";
+    write_synced(&root.join(MANIFEST), &json)?;
+
+    // Temporary folders are made 0700; a snapshot is as readable as any folder the user makes.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        for dir in [root.to_path_buf(), root.join("data")] {
+            if dir.is_dir() {
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
+                    .with_context(|| format!("{}: cannot set permissions", dir.display()))?;
+            }
+        }
+    }
+    if let Ok(d) = std::fs::File::open(root) {
+        let _ = d.sync_all();
+    }
+    // Checked again: another publish may have made it meanwhile (the temporary folder is
+    // removed when `tmp` is dropped on this error).
+    if exists(&folder) {
+        return Err(refuse());
+    }
+    let kept = tmp.keep();
+    std::fs::rename(&kept, &folder).with_context(|| {
+        format!(
+            "cannot rename {} to {}; the finished snapshot is left in the former",
+            kept.display(),
+            folder.display()
+        )
+    })?;
+    if let Ok(d) = std::fs::File::open(out) {
+        let _ = d.sync_all();
+    }
+    tracing::info!(
+        folder = %folder.display(),
+        tasks = manifest.selection.tasks_published,
+        repos = manifest.sources.len(),
+        excluded_repos = manifest.excluded.len(),
+        "snapshot written"
+    );
+    println!("{}", folder.display());
+    Ok(Outcome::Success)
+}
+
+fn verify(folder: &Path) -> anyhow::Result<Outcome> {
+    let report = manifest::verify(folder)?;
+    let mut stdout = std::io::stdout().lock();
+    if report.problems.is_empty() {
+        writeln!(
+            stdout,
+            "OK: {} files and {} tables match {}",
+            report.files_checked,
+            report.tables_checked,
+            folder.join(MANIFEST).display()
+        )?;
+        return Ok(Outcome::Success);
+    }
+    for (path, what) in &report.problems {
+        writeln!(stdout, "MISMATCH {path}: {what}")?;
+    }
+    let files: std::collections::BTreeSet<&str> =
+        report.problems.iter().map(|(p, _)| p.as_str()).collect();
+    writeln!(
+        stdout,
+        "{} file(s) differ from {}",
+        files.len(),
+        folder.join(MANIFEST).display()
+    )?;
+    tracing::warn!(
+        files = files.len(),
+        "the snapshot differs from its manifest"
+    );
+    Ok(Outcome::Lacking)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_dates() {
+        assert_eq!(
+            parse_date("2024-02-29", "--date").unwrap().date_string(),
+            "2024-02-29"
+        );
+        for bad in [
+            "2023-02-29",
+            "2024-13-01",
+            "2024-04-31",
+            "24-01-01",
+            "2024-1-01",
+            "today",
+            "2024-01-01T00:00:00Z",
+        ] {
+            assert!(parse_date(bad, "--date").is_err(), "{bad}");
+        }
+        assert_eq!(today().len(), 10);
+    }
+
+    #[test]
+    fn names_are_folder_names() {
+        check_name("freshbench").unwrap();
+        check_name("fb.v2_test-1").unwrap();
+        for bad in ["", ".hidden", "a/b", "a b", "..", "a\\b"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory as _;
+        Args::command().debug_assert();
+        let a = Args::try_parse_from(["publish", "--verify", "x"]).unwrap();
+        assert_eq!(a.verify.as_deref(), Some(Path::new("x")));
+        assert!(
+            Args::try_parse_from(["publish", "--data", "d"]).is_err(),
+            "--out is needed"
+        );
+        assert!(Args::try_parse_from(["publish", "--verify", "x", "--data", "d"]).is_err());
+        let a = Args::try_parse_from([
+            "publish",
+            "--data",
+            "d",
+            "--out",
+            "o",
+            "--export",
+            "jsonl",
+            "--allow-license",
+            "MIT",
+            "--allow-license",
+            "ISC",
+        ])
+        .unwrap();
+        assert_eq!(a.export, [ExportFormat::Jsonl]);
+        assert_eq!(a.allow_license, ["MIT", "ISC"]);
+    }
+}

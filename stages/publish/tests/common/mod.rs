@@ -1,0 +1,415 @@
+//! A small dataset written by hand with `schemas::io`: four repositories (MIT, GPL-3.0-only,
+//! no license, and an MIT one without valid tasks), function tasks made from real Python
+//! functions with their test cases (values recorded by running them), validations with one
+//! invalid task, and slices.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use schemas::{FunctionTask, Repo, Slice, TestCase, Timestamp, Validation};
+
+pub const DATE: &str = "2026-12-01";
+/// The tasks that must be published (valid, of the MIT repository), in table order.
+pub const PUBLISHED: [&str; 3] = ["t-clamp", "t-words", "t-pairs"];
+
+pub fn repo(id: &str, name: &str, version: &str, license: Option<&str>) -> Repo {
+    Repo {
+        repo_id: id.into(),
+        source: "pypi".into(),
+        spec: format!("pypi:{name}=={version}"),
+        name: name.into(),
+        version: Some(version.into()),
+        git_ref: None,
+        commit: Some(format!("tree-{id}")),
+        published_at: Some(Timestamp::parse("2026-10-01T12:00:00Z").unwrap()),
+        url: Some(format!("https://example.invalid/{name}-{version}.tar.gz")),
+        license: license.map(str::to_string),
+        license_source: license.map(|_| "metadata".to_string()),
+        cutoff: Some(Timestamp::parse("2026-09-01").unwrap()),
+        status: "ok".into(),
+        reason: None,
+        files_total: 4,
+        files_skipped: 0,
+    }
+}
+
+pub fn task(id: &str, repo: &str, entry: &str, prompt: &str, canonical: &str) -> FunctionTask {
+    FunctionTask {
+        task_id: id.into(),
+        function_id: format!("f-{id}"),
+        repo_id: repo.into(),
+        class: "self_contained".into(),
+        prompt: prompt.into(),
+        prompt_kind: if canonical.starts_with(prompt) {
+            "docstring".into()
+        } else {
+            "synthesized".into()
+        },
+        entry_point: entry.into(),
+        canonical_solution: canonical.into(),
+        status: "ok".into(),
+        reason: None,
+        cases: 0,
+        edge_cases: 0,
+        arcs_covered: 4,
+        arcs_total: 4,
+        branches_covered: 2,
+        branches_total: 2,
+        stop: "full coverage".into(),
+        mutants_total: 4,
+        mutants_killed: 4,
+        mutation_score: Some(1.0),
+        held_out_mutation_score: Some(1.0),
+        calls: 10,
+        search_seconds: 0.1,
+        seconds: 0.2,
+        config_hash: "cfg".into(),
+    }
+}
+
+pub fn case(
+    task: &str,
+    ordinal: i32,
+    args: &str,
+    kwargs: &str,
+    expected: Result<(&str, &str), &str>,
+) -> TestCase {
+    let (repr, json, exc) = match expected {
+        Ok((repr, json)) => (Some(repr.to_string()), Some(json.to_string()), None),
+        Err(exc) => (None, None, Some(exc.to_string())),
+    };
+    TestCase {
+        case_id: format!("{task}-c{ordinal}"),
+        task_id: task.into(),
+        ordinal,
+        args: args.into(),
+        kwargs: kwargs.into(),
+        expected_repr: repr,
+        expected_json: json,
+        expected_exception: exc,
+        is_edge: ordinal == 0,
+        arcs: 1,
+    }
+}
+
+fn validation(task: &str, valid: bool) -> Validation {
+    Validation {
+        task_id: task.into(),
+        family: "function".into(),
+        original_passes: valid,
+        null_fails: true,
+        stable: true,
+        valid,
+        cases: 3,
+        original_seconds: 0.01,
+        reason: (!valid).then(|| "original_fails: case 0 returned 2".to_string()),
+        isolation: "namespaces".into(),
+    }
+}
+
+const CLAMP_PROMPT: &str =
+    "def clamp(x: float, low: float, high: float) -> float:\n    \"\"\"Clamp x into [low, high].\"\"\"\n";
+const CLAMP_BODY: &str =
+    "    if low > high:\n        raise ValueError(\"low > high\")\n    return max(low, min(x, high))\n";
+const WORDS_PROMPT: &str = "def word_freq(text: str, lower: bool = True) -> dict[str, int]:\n    \"\"\"How often each word occurs.\"\"\"\n";
+const WORDS_BODY: &str = "    counts = {}\n    for word in text.split():\n        if lower:\n            word = word.lower()\n        counts[word] = counts.get(word, 0) + 1\n    return counts\n";
+/// A synthesized prompt: its docstring is not the original's.
+const PAIRS_PROMPT: &str = "def pairs(xs):\n    \"\"\"Behave as these examples show.\n\n    >>> pairs([1, 2, 3])\n    [(1, 2), (2, 3)]\n    \"\"\"\n";
+const PAIRS_SOLUTION: &str = "def pairs(xs):\n    return list(zip(xs, xs[1:]))\n";
+
+pub fn function_tasks() -> Vec<FunctionTask> {
+    let mut rejected = task(
+        "t-rejected",
+        "r-mit",
+        "noisy",
+        "def noisy():\n    \"\"\"Prints.\"\"\"\n",
+        "def noisy():\n    \"\"\"Prints.\"\"\"\n    print(1)\n",
+    );
+    rejected.status = "rejected".into();
+    rejected.reason = Some("no_usable_input: returns nothing".into());
+    vec![
+        task(
+            "t-clamp",
+            "r-mit",
+            "clamp",
+            CLAMP_PROMPT,
+            &format!("{CLAMP_PROMPT}{CLAMP_BODY}"),
+        ),
+        task(
+            "t-invalid",
+            "r-mit",
+            "double",
+            "def double(x):\n    \"\"\"Twice x.\"\"\"\n",
+            "def double(x):\n    \"\"\"Twice x.\"\"\"\n    return x * 2\n",
+        ),
+        task(
+            "t-words",
+            "r-mit",
+            "word_freq",
+            WORDS_PROMPT,
+            &format!("{WORDS_PROMPT}{WORDS_BODY}"),
+        ),
+        rejected,
+        task("t-pairs", "r-mit", "pairs", PAIRS_PROMPT, PAIRS_SOLUTION),
+        task(
+            "t-novalidation",
+            "r-mit",
+            "inc",
+            "def inc(x):\n    \"\"\"x + 1.\"\"\"\n",
+            "def inc(x):\n    \"\"\"x + 1.\"\"\"\n    return x + 1\n",
+        ),
+        task(
+            "t-gpl",
+            "r-gpl",
+            "neg",
+            "def neg(x):\n    \"\"\"Minus x.\"\"\"\n",
+            "def neg(x):\n    \"\"\"Minus x.\"\"\"\n    return -x\n",
+        ),
+        task(
+            "t-none",
+            "r-none",
+            "half",
+            "def half(x):\n    \"\"\"Half of x.\"\"\"\n",
+            "def half(x):\n    \"\"\"Half of x.\"\"\"\n    return x / 2\n",
+        ),
+    ]
+}
+
+fn int(i: i64) -> String {
+    format!(r#"{{"t":"int","v":"{i}"}}"#)
+}
+
+pub fn test_cases() -> Vec<TestCase> {
+    let word_dict = |pairs: &[(&str, i64)]| {
+        let items: Vec<String> = pairs
+            .iter()
+            .map(|(w, n)| format!(r#"[{{"t":"str","v":"{w}"}},{}]"#, int(*n)))
+            .collect();
+        format!(r#"{{"t":"dict","v":[{}]}}"#, items.join(","))
+    };
+    vec![
+        case("t-clamp", 0, "[5, 0, 3]", "{}", Ok(("3", &int(3)))),
+        case(
+            "t-clamp",
+            1,
+            "[1.5, 0.0, 1.0]",
+            "{}",
+            Ok(("1.0", r#"{"t":"float","v":1.0}"#)),
+        ),
+        case("t-clamp", 2, "[0, 2, 1]", "{}", Err("ValueError")),
+        case(
+            "t-clamp",
+            3,
+            "[float('nan'), 0.0, 1.0]",
+            "{}",
+            Ok(("0.0", r#"{"t":"float","v":0.0}"#)),
+        ),
+        case(
+            "t-clamp",
+            4,
+            "[-0.25, -1.0, 1.0]",
+            "{}",
+            Ok(("-0.25", r#"{"t":"float","v":-0.25}"#)),
+        ),
+        case("t-invalid", 0, "[1]", "{}", Ok(("2", &int(2)))),
+        case(
+            "t-words",
+            0,
+            "['The cat the end']",
+            "{}",
+            Ok((
+                "{'the': 2, 'cat': 1, 'end': 1}",
+                &word_dict(&[("the", 2), ("cat", 1), ("end", 1)]),
+            )),
+        ),
+        case(
+            "t-words",
+            1,
+            "['The cat the end']",
+            "{'lower': False}",
+            Ok((
+                "{'The': 1, 'cat': 1, 'the': 1, 'end': 1}",
+                &word_dict(&[("The", 1), ("cat", 1), ("the", 1), ("end", 1)]),
+            )),
+        ),
+        case(
+            "t-words",
+            2,
+            "['']",
+            "{}",
+            Ok(("{}", r#"{"t":"dict","v":[]}"#)),
+        ),
+        case(
+            "t-pairs",
+            0,
+            "[[1, 2, 3]]",
+            "{}",
+            Ok((
+                "[(1, 2), (2, 3)]",
+                &format!(
+                    r#"{{"t":"list","v":[{{"t":"tuple","v":[{},{}]}},{{"t":"tuple","v":[{},{}]}}]}}"#,
+                    int(1),
+                    int(2),
+                    int(2),
+                    int(3)
+                ),
+            )),
+        ),
+        case(
+            "t-pairs",
+            1,
+            "[[]]",
+            "{}",
+            Ok(("[]", r#"{"t":"list","v":[]}"#)),
+        ),
+        case(
+            "t-pairs",
+            2,
+            "['abc']",
+            "{}",
+            Ok((
+                "[('a', 'b'), ('b', 'c')]",
+                r#"{"t":"list","v":[{"t":"tuple","v":[{"t":"str","v":"a"},{"t":"str","v":"b"}]},{"t":"tuple","v":[{"t":"str","v":"b"},{"t":"str","v":"c"}]}]}"#,
+            )),
+        ),
+        case("t-novalidation", 0, "[1]", "{}", Ok(("2", &int(2)))),
+        case("t-gpl", 0, "[1]", "{}", Ok(("-1", &int(-1)))),
+        case(
+            "t-none",
+            0,
+            "[1]",
+            "{}",
+            Ok(("0.5", r#"{"t":"float","v":0.5}"#)),
+        ),
+    ]
+}
+
+pub fn repos() -> Vec<Repo> {
+    vec![
+        repo("r-mit", "mitpkg", "1.2.0", Some("MIT")),
+        repo("r-gpl", "gplpkg", "0.3.0", Some("GPL-3.0-only")),
+        repo("r-none", "nolic", "2.0.0", None),
+        repo("r-idle", "idlepkg", "0.1.0", Some("MIT")),
+    ]
+}
+
+pub fn validations() -> Vec<Validation> {
+    vec![
+        validation("t-clamp", true),
+        validation("t-invalid", false),
+        validation("t-words", true),
+        validation("t-pairs", true),
+        validation("t-gpl", true),
+        validation("t-none", true),
+    ]
+}
+
+fn slice(task: &str) -> Slice {
+    Slice {
+        task_id: task.into(),
+        family: "function".into(),
+        esv: 3,
+        mcl: 5,
+        dfi: 2,
+        files: 1,
+        modules: 1,
+        functions: 1,
+    }
+}
+
+/// Writes the dataset into `dir`; without validations when `validated` is false.
+pub fn write_dataset(dir: &Path, validated: bool) {
+    schemas::write_table(dir, &repos()).unwrap();
+    schemas::write_table(dir, &function_tasks()).unwrap();
+    schemas::write_table(dir, &test_cases()).unwrap();
+    if validated {
+        schemas::write_table(dir, &validations()).unwrap();
+    }
+    schemas::write_table(dir, &[slice("t-clamp"), slice("t-gpl")]).unwrap();
+}
+
+/// Runs the built `publish` binary in `cwd` (not a git checkout, so the commit comes from
+/// `FRESHBENCH_COMMIT`).
+pub fn publish(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_publish"))
+        .args(args)
+        .current_dir(cwd)
+        .env(
+            "FRESHBENCH_COMMIT",
+            "0123456789abcdef0123456789abcdef01234567",
+        )
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+pub fn show(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A tempdir with the dataset in `data/`, published to `snapshots/freshbench-DATE` with
+/// the jsonl export; returns (tempdir, snapshot folder).
+pub fn published() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    write_dataset(&data, true);
+    let out = publish(
+        tmp.path(),
+        &[
+            "--data",
+            "data",
+            "--out",
+            "snapshots",
+            "--date",
+            DATE,
+            "--export",
+            "jsonl",
+            "-q",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let folder = tmp
+        .path()
+        .join("snapshots")
+        .join(format!("freshbench-{DATE}"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("snapshots/freshbench-{DATE}")
+    );
+    (tmp, folder)
+}
+
+/// A Python interpreter with pyarrow: `$PUBLISH_TEST_PYTHON`, else the project's tools venv
+/// (`.tools/venv/bin/python`); `Err` says why there is none.
+pub fn tools_python() -> Result<PathBuf, String> {
+    let path = match std::env::var_os("PUBLISH_TEST_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/python"),
+    };
+    if !path.exists() {
+        return Err(format!(
+            "{} does not exist (run `make setup`, or set PUBLISH_TEST_PYTHON)",
+            path.display()
+        ));
+    }
+    let ok = Command::new(&path)
+        .args(["-c", "import pyarrow"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        return Err(format!("{} has no pyarrow", path.display()));
+    }
+    Ok(path)
+}

@@ -1,0 +1,225 @@
+//! The snapshot read back by Python's tools: pyarrow (each Parquet file: rows, column names,
+//! types and nullability against the schemas crate), and the Hugging Face `datasets`
+//! library when it is installed (each config of the card's YAML header, and each file as
+//! plain Parquet). Each test is skipped, saying why, when its tool is missing.
+//!
+//! The interpreter is `$PUBLISH_TEST_PYTHON`, else the project's `.tools/venv/bin/python`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use arrow::datatypes::{DataType, Field};
+use common::{published, show, tools_python};
+use schemas::{FunctionTask, Repo, Slice, Table, TestCase, Validation};
+
+/// pyarrow's name of an Arrow type (`str(pa.DataType)`).
+fn pyarrow_type(dt: &DataType) -> String {
+    match dt {
+        DataType::Utf8 => "string".into(),
+        DataType::Boolean => "bool".into(),
+        DataType::Int32 => "int32".into(),
+        DataType::Int64 => "int64".into(),
+        DataType::UInt32 => "uint32".into(),
+        DataType::UInt64 => "uint64".into(),
+        DataType::Float64 => "double".into(),
+        DataType::Timestamp(_, Some(tz)) => format!("timestamp[us, tz={tz}]"),
+        DataType::Timestamp(_, None) => "timestamp[us]".into(),
+        DataType::List(f) => format!("list<{}: {}>", f.name(), pyarrow_type(f.data_type())),
+        DataType::Struct(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    let null = if f.is_nullable() { "" } else { " not null" };
+                    format!("{}: {}{null}", f.name(), pyarrow_type(f.data_type()))
+                })
+                .collect();
+            format!("struct<{}>", inner.join(", "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// (name, pyarrow type, nullable) of every column of a table, as written.
+fn expected_columns<T: Table>() -> (String, Vec<(String, String, bool)>) {
+    let cols = T::fields()
+        .iter()
+        .map(|f: &Field| {
+            (
+                f.name().clone(),
+                pyarrow_type(f.data_type()),
+                f.is_nullable(),
+            )
+        })
+        .collect();
+    (T::NAME.to_string(), cols)
+}
+
+fn run_python(python: &Path, script: &str, folder: &Path, home: &Path) -> serde_json::Value {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(folder)
+        .env("HF_HOME", home.join("hf"))
+        .env("HF_DATASETS_CACHE", home.join("hf/datasets"))
+        .env("HF_DATASETS_OFFLINE", "1")
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_HUB_DISABLE_TELEMETRY", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {}", show(&out)))
+}
+
+const PYARROW: &str = r#"
+import json, pathlib, sys
+import pyarrow.parquet as pq
+root = pathlib.Path(sys.argv[1])
+out = {}
+for path in sorted((root / "data").glob("*.parquet")):
+    t = pq.read_table(path)
+    meta = t.schema.metadata or {}
+    out[path.stem] = {
+        "rows": t.num_rows,
+        "columns": [[f.name, str(f.type), f.nullable] for f in t.schema],
+        "stamp": meta.get(b"freshbench.table", b"").decode(),
+    }
+print(json.dumps(out))
+"#;
+
+#[test]
+fn pyarrow_reads_every_table_as_written() {
+    let python = match tools_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: pyarrow read-back: {why}");
+            return;
+        }
+    };
+    let (tmp, folder) = published();
+    let got = run_python(&python, PYARROW, &folder, tmp.path());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
+            .unwrap();
+    let expected: BTreeMap<String, Vec<(String, String, bool)>> = [
+        expected_columns::<FunctionTask>(),
+        expected_columns::<TestCase>(),
+        expected_columns::<Validation>(),
+        expected_columns::<Repo>(),
+        expected_columns::<Slice>(),
+    ]
+    .into_iter()
+    .collect();
+    let names: Vec<&String> = got.as_object().unwrap().keys().collect();
+    assert_eq!(names, expected.keys().collect::<Vec<_>>());
+    for (name, cols) in &expected {
+        let t = &got[name];
+        assert_eq!(t["rows"], manifest["tables"][name]["rows"], "{name}: rows");
+        assert_eq!(t["stamp"], name.as_str());
+        let read: Vec<(String, String, bool)> = t["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c[0].as_str().unwrap().to_string(),
+                    c[1].as_str().unwrap().to_string(),
+                    c[2].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(&read, cols, "{name}: columns");
+    }
+}
+
+const DATASETS: &str = r#"
+import json, pathlib, sys
+import datasets
+root = pathlib.Path(sys.argv[1])
+configs = datasets.get_dataset_config_names(str(root))
+out = {"version": datasets.__version__, "configs": {}, "plain": {}}
+for name in configs:
+    ds = datasets.load_dataset(str(root), name, split="test")
+    out["configs"][name] = {"rows": ds.num_rows, "columns": ds.column_names}
+for path in sorted((root / "data").glob("*.parquet")):
+    ds = datasets.load_dataset("parquet", data_files={"test": str(path)}, split="test")
+    out["plain"][path.stem] = {"rows": ds.num_rows, "columns": ds.column_names}
+ds = datasets.load_dataset("json", data_files=str(root / "function_tasks.jsonl"), split="train")
+out["jsonl"] = {"rows": ds.num_rows, "columns": ds.column_names}
+print(json.dumps(out))
+"#;
+
+#[test]
+fn hugging_face_datasets_loads_every_config_of_the_card() {
+    let python = match tools_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: datasets read-back: {why}");
+            return;
+        }
+    };
+    let has_datasets = Command::new(&python)
+        .args(["-c", "import datasets"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_datasets {
+        eprintln!(
+            "SKIPPED: datasets read-back: `import datasets` fails in {} (add datasets to \
+             pipelines/requirements-tools.txt, or set PUBLISH_TEST_PYTHON)",
+            python.display()
+        );
+        return;
+    }
+    let (tmp, folder) = published();
+    let got = run_python(&python, DATASETS, &folder, tmp.path());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
+            .unwrap();
+    let columns = |name: &str| -> Vec<String> {
+        let docs = schemas::describe::all_tables();
+        let doc = docs.iter().find(|d| d.name == name).unwrap();
+        doc.columns.iter().map(|c| c.name.to_string()).collect()
+    };
+    let tables = manifest["tables"].as_object().unwrap();
+    let want_configs: Vec<String> = tables.keys().cloned().collect();
+    let mut configs: Vec<String> = got["configs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    configs.sort();
+    assert_eq!(configs, want_configs, "datasets {}", got["version"]);
+    for (name, t) in tables {
+        for how in ["configs", "plain"] {
+            let d = &got[how][name];
+            assert_eq!(d["rows"], t["rows"], "{how} {name}: rows");
+            let cols: Vec<String> = d["columns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(cols, columns(name), "{how} {name}: columns");
+        }
+    }
+    let he = &got["jsonl"];
+    assert_eq!(
+        he["rows"],
+        manifest["exports"]["function_tasks.jsonl"]["tasks"]
+    );
+    assert_eq!(
+        he["columns"],
+        serde_json::json!([
+            "task_id",
+            "prompt",
+            "entry_point",
+            "canonical_solution",
+            "test"
+        ])
+    );
+}
