@@ -1,5 +1,8 @@
 # freshbench: build, test, demo and benchmark.
 #   make demo    the pipeline on the bundled fixtures, from crawl to a report of the reference solvers
+#   make dataset SOURCES=file.toml NAME=q4   the same chain on any sources into data/NAME
+#                (MODELS="oracle null mutant gpt" MODEL_gpt=openai:...@URL, CUTOFF=YYYY-MM-DD, JOBS=2)
+#   make quarterly QUARTER=2026q4 CUTOFF=...  the quarter's dataset, then a dated snapshot (publish)
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
@@ -28,7 +31,7 @@ JOBS    ?= 2
 STAGES  := crawl resolve classify execute synthesize-tests solve score publish
 MODELS  ?= oracle null mutant
 
-.PHONY: help setup setup-browser setup-datasets build demo test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -40,27 +43,34 @@ setup:
 build:
 	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
 
+## The pipeline's file targets (pipelines/dataset.mk): a stage reruns only when what it reads changed.
+D        ?= data/$(NAME)
+NAME     ?= dataset
+SRC      ?= $(SOURCES)
+SRC_DEPS ?=
+CUTOFF   ?=
+include pipelines/dataset.mk
+
+# The fixture projects: editing one means crawling them again.
+FIXTURE_FILES := $(shell find data/fixtures -type f -not -path '*/__pycache__/*' -not -path '*/.pytest_cache/*' -not -name '*.pyc' 2>/dev/null)
+
 demo: setup build
-	@rm -rf $(DEMO) && mkdir -p $(DEMO)
-	@echo "== crawl: the fixture projects (data/fixtures/sources.toml)"
-	$(BIN)/crawl --data $(DEMO) --sources data/fixtures/sources.toml
-	@echo "== resolve"
-	$(BIN)/resolve --data $(DEMO)
-	@echo "== classify"
-	$(BIN)/classify --data $(DEMO)
-	@echo "== synthesize-tests: function tasks and their test cases"
-	$(BIN)/synthesize-tests --data $(DEMO) --jobs $(JOBS)
-	@echo "== execute --validate: the original passes, an empty body fails, results are stable"
-	$(BIN)/execute --data $(DEMO) --validate --jobs $(JOBS)
-	@for m in $(MODELS); do \
-	  echo "== solve and execute: run $$m (model $$m)"; \
-	  $(BIN)/solve --data $(DEMO) --run $$m --model $$m || exit $$?; \
-	  $(BIN)/execute --data $(DEMO) --run $$m --jobs $(JOBS) || exit $$?; \
-	done
-	@echo "== score: pass@k with confidence intervals, and the report"
-	$(BIN)/score --data $(DEMO) $(addprefix --run ,$(MODELS)) --report $(DEMO)/report.html
-	@echo "== tables in $(DEMO):" && ls $(DEMO) $(DEMO)/runs
-	@echo "== report: $(DEMO)/report.html (open it in a browser)"
+	@$(MAKE) --no-print-directory pipeline D=$(DEMO) SRC=data/fixtures/sources.toml SRC_DEPS="$(FIXTURE_FILES)"
+	@echo "== report: $(DEMO)/report.html (open it in a browser); stage times: $(DEMO)/timings.tsv"
+
+## The whole chain on SOURCES into data/NAME: crawl to report (make dataset SOURCES=file.toml NAME=q4).
+dataset: setup build
+	@$(MAKE) --no-print-directory pipeline D=data/$(NAME) SRC=$(SOURCES)
+	@echo "== report: data/$(NAME)/report.html; stage times: data/$(NAME)/timings.tsv"
+
+pipeline: $(D)/report.html
+
+## The quarterly release: the quarter's sources, a validated dataset, runs, a dated snapshot.
+QUARTER  ?= 2026q4
+quarterly: setup build
+	@$(MAKE) --no-print-directory pipeline D=data/$(QUARTER) SRC=pipelines/sources/real-$(QUARTER).toml CUTOFF=$(CUTOFF)
+	$(BIN)/publish --data data/$(QUARTER) --out data/snapshots --name freshbench-$(QUARTER) $(if $(CUTOFF),--cutoff $(CUTOFF)) --export jsonl
+	@echo "== snapshot in data/snapshots/ (check it: publish --verify FOLDER)"
 
 test: setup setup-browser setup-datasets test-rust test-fixtures
 

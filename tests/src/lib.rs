@@ -39,6 +39,8 @@ pub fn bin(name: &str) -> PathBuf {
                 "solve",
                 "-p",
                 "score",
+                "-p",
+                "publish",
                 "--bins",
             ])
             .status()

@@ -1,0 +1,50 @@
+# The dataset pipeline as file targets: each stage's tables are the targets of the rule that
+# runs it, with the tables it reads and its binary as prerequisites, so `make` reruns a
+# stage only when something it depends on changed (a newer input table, a rebuilt binary,
+# an edited sources file). Included by the Makefile; the variables are set there.
+#
+#   D        the dataset directory (data/<NAME>)
+#   SRC      the sources file crawl reads
+#   SRC_DEPS more files whose change means crawling again (the fixture projects for the demo)
+#   MODELS   the runs: each is solved, executed and scored; a run's model spec is
+#            $(MODEL_<run>) when set (e.g. MODEL_gpt=openai:gpt-4.1-mini@https://api.openai.com/v1),
+#            else the run's name (oracle, null, mutant)
+#   JOBS     parallel jobs of the stages that take --jobs
+#   CUTOFF   a model's training cutoff (YYYY-MM-DD) for score's before/after breakdown
+#   SYNTH_ARGS, SOLVE_ARGS, EXEC_ARGS  more options for synthesize-tests, solve, execute
+#
+# Each stage's wall time is appended to $(D)/timings.tsv (scripts/timed.sh).
+
+.DELETE_ON_ERROR:
+
+TIMED = bash scripts/timed.sh $(D)/timings.tsv
+
+$(D)/repos.parquet $(D)/files.parquet &: $(SRC) $(SRC_DEPS) $(BIN)/crawl
+	@mkdir -p $(D)
+	$(TIMED) crawl --ok 1 -- $(BIN)/crawl --data $(D) --sources $(SRC) --cache .cache/sdists
+
+$(D)/modules.parquet $(D)/functions.parquet $(D)/references.parquet &: $(D)/repos.parquet $(D)/files.parquet $(BIN)/resolve
+	$(TIMED) resolve -- $(BIN)/resolve --data $(D) --jobs $(JOBS)
+
+$(D)/classifications.parquet: $(D)/functions.parquet $(D)/references.parquet $(BIN)/classify
+	$(TIMED) classify -- $(BIN)/classify --data $(D)
+
+$(D)/function_tasks.parquet $(D)/test_cases.parquet &: $(D)/classifications.parquet $(BIN)/synthesize-tests
+	$(TIMED) synthesize-tests -- $(BIN)/synthesize-tests --data $(D) --jobs $(JOBS) $(SYNTH_ARGS)
+
+$(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(BIN)/execute
+	$(TIMED) validate -- $(BIN)/execute --data $(D) --validate --jobs $(JOBS) $(EXEC_ARGS)
+
+# A run: the model's answers, then their executions.
+$(D)/runs/%/candidates.parquet: $(D)/validations.parquet $(BIN)/solve
+	$(TIMED) solve:$* -- $(BIN)/solve --data $(D) --run $* --model '$(or $(MODEL_$*),$*)' $(SOLVE_ARGS)
+
+$(D)/runs/%/executions.parquet: $(D)/runs/%/candidates.parquet $(BIN)/execute
+	$(TIMED) execute:$* -- $(BIN)/execute --data $(D) --run $* --jobs $(JOBS) $(EXEC_ARGS)
+
+# Scores of every run and one report comparing them.
+$(D)/report.html: $(foreach m,$(MODELS),$(D)/runs/$(m)/executions.parquet) $(BIN)/score
+	$(TIMED) score -- $(BIN)/score --data $(D) $(addprefix --run ,$(MODELS)) $(if $(CUTOFF),--cutoff $(CUTOFF)) --report $@
+
+# Intermediate files of pattern rules are kept: they are the dataset.
+.SECONDARY:
