@@ -29,6 +29,8 @@ SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 JOBS    ?= 2
 STAGES  := crawl resolve classify execute synthesize-tests solve score publish
+# query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
+# not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant
 
 .PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean

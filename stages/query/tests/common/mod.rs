@@ -1,0 +1,298 @@
+//! A small dataset built by hand, whose views' results are worked out in the .slt files:
+//!
+//! - repos `alpha` (r1) and `beta` (r2);
+//! - function tasks t1 (alpha, valid), t2 (alpha, valid), t3 (beta, found invalid), t4
+//!   (beta, rejected, never validated); a completion task c1 (beta, valid) and an assertion
+//!   task a1 (alpha, not validated);
+//! - slices of t1, t2 and c1 with ESV 10, 40, 100 and equal MCL and DFI: difficulty `low`,
+//!   `medium`, `high` (tertiles of the mean normalized rank, as score buckets them);
+//! - run `oracle` (model `oracle`): 2 samples of t1, t2, t3, all passing but t3's second;
+//!   scored: overall pass@1 1.0 [0.75, 1.0], difficulty low and medium 1.0;
+//! - run `mutant` (model `mutant`): 2 samples of t1 (one passes), t2 (none), c1 (both);
+//!   not scored, so its difficulty comes from executions and slices.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::path::Path;
+
+use schemas::{
+    AssertionTask, AssertionVariant, Candidate, CompletionTask, Execution, FunctionTask, Repo,
+    Score, Slice, TestCase, Validation,
+};
+
+pub fn repo(id: &str, name: &str) -> Repo {
+    Repo {
+        repo_id: id.into(),
+        source: "path".into(),
+        spec: format!("path:{name}"),
+        name: name.into(),
+        version: Some("1.0".into()),
+        git_ref: None,
+        commit: None,
+        published_at: None,
+        url: None,
+        license: None,
+        license_source: None,
+        cutoff: None,
+        status: "ok".into(),
+        reason: None,
+        files_total: 3,
+        files_skipped: 0,
+    }
+}
+
+pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32) -> FunctionTask {
+    FunctionTask {
+        task_id: id.into(),
+        function_id: format!("f-{id}"),
+        repo_id: repo.into(),
+        class: class.into(),
+        prompt: "def f(x):\n    \"\"\"Doubles x.\"\"\"\n".into(),
+        prompt_kind: "docstring".into(),
+        entry_point: format!("fn_{id}"),
+        canonical_solution: "def f(x):\n    return 2 * x\n".into(),
+        status: status.into(),
+        reason: (status != "ok").then(|| "coverage: 1/2 arcs".to_string()),
+        cases,
+        edge_cases: 0,
+        arcs_covered: 2,
+        arcs_total: 2,
+        branches_covered: 0,
+        branches_total: 0,
+        stop: "full coverage".into(),
+        mutants_total: 4,
+        mutants_killed: 4,
+        mutation_score: Some(1.0),
+        held_out_mutation_score: Some(1.0),
+        calls: 10,
+        search_seconds: 0.1,
+        seconds: 0.2,
+        config_hash: "cfg".into(),
+    }
+}
+
+fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
+    CompletionTask {
+        task_id: id.into(),
+        repo_id: repo.into(),
+        function_id: None,
+        path: "pkg/mod.py".into(),
+        span_kind: "statement".into(),
+        start_byte: 10,
+        end_byte: 20,
+        start_line: 2,
+        end_line: 2,
+        prefix: "def g():\n".into(),
+        suffix: "\n".into(),
+        reference: "    return 1".into(),
+        context: vec![],
+        tests: (0..tests)
+            .map(|i| format!("tests/test_mod.py::test_{i}"))
+            .collect(),
+    }
+}
+
+fn assertion_task(id: &str, repo: &str, variants: usize) -> AssertionTask {
+    AssertionTask {
+        task_id: id.into(),
+        repo_id: repo.into(),
+        test_node_id: "tests/test_mod.py::test_g".into(),
+        path: "tests/test_mod.py".into(),
+        line: 3,
+        masked_assertion: "assert g() == ???".into(),
+        code_context: "def g():\n    return 1\n".into(),
+        expected: "1".into(),
+        variants: (0..variants)
+            .map(|i| AssertionVariant {
+                mutant_id: format!("m{i}"),
+                code: "def g():\n    return 2\n".into(),
+                expected: "2".into(),
+            })
+            .collect(),
+    }
+}
+
+fn validation(task: &str, family: &str, valid: bool) -> Validation {
+    Validation {
+        task_id: task.into(),
+        family: family.into(),
+        original_passes: valid,
+        null_fails: true,
+        stable: true,
+        valid,
+        cases: 3,
+        original_seconds: 0.01,
+        reason: (!valid).then(|| "original fails".to_string()),
+        isolation: "namespaces".into(),
+    }
+}
+
+fn test_case(task: &str, ordinal: i32) -> TestCase {
+    TestCase {
+        case_id: format!("{task}-c{ordinal}"),
+        task_id: task.into(),
+        ordinal,
+        args: format!("[{ordinal}]"),
+        kwargs: "{}".into(),
+        expected_repr: Some(format!("{}", 2 * ordinal)),
+        expected_json: None,
+        expected_exception: None,
+        is_edge: ordinal == 0,
+        arcs: 2,
+    }
+}
+
+fn slice(task: &str, family: &str, esv: i32) -> Slice {
+    Slice {
+        task_id: task.into(),
+        family: family.into(),
+        esv,
+        mcl: 5,
+        dfi: 1,
+        files: 1,
+        modules: 1,
+        functions: 1,
+    }
+}
+
+fn candidate(run: &str, task: &str, family: &str, sample: i32) -> Candidate {
+    Candidate {
+        run: run.into(),
+        task_id: task.into(),
+        family: family.into(),
+        sample,
+        model: run.into(),
+        prompt_hash: "h".into(),
+        answer: Some("def f(x):\n    return 2 * x\n".into()),
+        raw: None,
+        status: "ok".into(),
+        error: None,
+        tokens_in: None,
+        tokens_out: None,
+        latency_ms: 1.0,
+    }
+}
+
+fn execution(run: &str, task: &str, sample: i32, pass: bool) -> Execution {
+    Execution {
+        run: run.into(),
+        task_id: task.into(),
+        sample,
+        status: if pass { "pass" } else { "fail" }.into(),
+        cases_passed: if pass { 3 } else { 1 },
+        cases_total: 3,
+        seconds: 0.01,
+        fingerprint: (!pass).then(|| "logic".to_string()),
+        detail: None,
+        isolation: "namespaces".into(),
+    }
+}
+
+fn score(run: &str, breakdown: &str, group: &str, pass: f64, ci: (f64, f64), tasks: i64) -> Score {
+    Score {
+        run: run.into(),
+        breakdown: breakdown.into(),
+        group_key: group.into(),
+        k: 1,
+        pass_at_k: pass,
+        ci_low: ci.0,
+        ci_high: ci.1,
+        tasks,
+    }
+}
+
+/// Writes the tables of `DIR` (no runs).
+pub fn write_tables(dir: &Path) {
+    schemas::write_table(dir, &[repo("r1", "alpha"), repo("r2", "beta")]).unwrap();
+    schemas::write_table(
+        dir,
+        &[
+            function_task("t1", "r1", "self_contained", "ok", 3),
+            function_task("t2", "r1", "weakly_self_contained", "ok", 5),
+            function_task("t3", "r2", "self_contained", "ok", 2),
+            function_task("t4", "r2", "self_contained", "rejected", 0),
+        ],
+    )
+    .unwrap();
+    schemas::write_table(dir, &[completion_task("c1", "r2", 2)]).unwrap();
+    schemas::write_table(dir, &[assertion_task("a1", "r1", 2)]).unwrap();
+    schemas::write_table(
+        dir,
+        &[
+            validation("t1", "function", true),
+            validation("t2", "function", true),
+            validation("t3", "function", false),
+            validation("c1", "completion", true),
+        ],
+    )
+    .unwrap();
+    let cases: Vec<TestCase> = (0..3)
+        .map(|i| test_case("t1", i))
+        .chain((0..5).map(|i| test_case("t2", i)))
+        .collect();
+    schemas::write_table(dir, &cases).unwrap();
+    schemas::write_table(
+        dir,
+        &[
+            slice("t1", "function", 10),
+            slice("t2", "function", 40),
+            slice("c1", "completion", 100),
+        ],
+    )
+    .unwrap();
+}
+
+/// Writes the two runs under `DIR/runs`.
+pub fn write_runs(dir: &Path) {
+    let run_table =
+        |run: &str, table: &str| dir.join("runs").join(run).join(format!("{table}.parquet"));
+
+    let oracle = "oracle";
+    let mut candidates = Vec::new();
+    let mut executions = Vec::new();
+    for task in ["t1", "t2", "t3"] {
+        for sample in 0..2 {
+            candidates.push(candidate(oracle, task, "function", sample));
+            executions.push(execution(
+                oracle,
+                task,
+                sample,
+                !(task == "t3" && sample == 1),
+            ));
+        }
+    }
+    schemas::write_table_to(&run_table(oracle, "candidates"), &candidates).unwrap();
+    schemas::write_table_to(&run_table(oracle, "executions"), &executions).unwrap();
+    schemas::write_table_to(
+        &run_table(oracle, "scores"),
+        &[
+            score(oracle, "overall", "all", 1.0, (0.75, 1.0), 2),
+            score(oracle, "difficulty", "low", 1.0, (1.0, 1.0), 1),
+            score(oracle, "difficulty", "medium", 1.0, (1.0, 1.0), 1),
+            score(oracle, "family", "function", 1.0, (0.75, 1.0), 2),
+        ],
+    )
+    .unwrap();
+
+    let mutant = "mutant";
+    let mut candidates = Vec::new();
+    let mut executions = Vec::new();
+    for (task, family, passes) in [
+        ("t1", "function", 1),
+        ("t2", "function", 0),
+        ("c1", "completion", 2),
+    ] {
+        for sample in 0..2 {
+            candidates.push(candidate(mutant, task, family, sample));
+            executions.push(execution(mutant, task, sample, sample < passes));
+        }
+    }
+    schemas::write_table_to(&run_table(mutant, "candidates"), &candidates).unwrap();
+    schemas::write_table_to(&run_table(mutant, "executions"), &executions).unwrap();
+}
+
+/// The whole dataset: tables and runs.
+pub fn write_dataset(dir: &Path) {
+    write_tables(dir);
+    write_runs(dir);
+}
