@@ -643,10 +643,9 @@ impl Walk<'_, '_> {
             let other = strip_parens(other);
             // `"%d items" % n`: the conversions say what `n` is.
             let on_right = side == right;
-            let format_arg = (op == "%"
-                && on_right
-                && matches!(other.kind(), "string" | "concatenated_string"))
-            .then(|| format_kind(self.text(other)));
+            let format_arg =
+                (op == "%" && on_right && matches!(other.kind(), "string" | "concatenated_string"))
+                    .then(|| format_kind(self.text(other)));
             let e = self.a.evidence.entry(p).or_default();
             match other.kind() {
                 "integer" => {
