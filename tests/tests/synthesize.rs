@@ -251,8 +251,7 @@ fn expected_values_agree_with_independent_oracles() {
             assert_eq!(
                 c.expected_exception.as_deref(),
                 Some("ValueError"),
-                "digit_sum{:?}",
-                a
+                "digit_sum{a:?}"
             );
             continue;
         }
@@ -265,22 +264,22 @@ fn expected_values_agree_with_independent_oracles() {
     }
     // simplify_ratio(a, b): lowest terms, positive denominator; ValueError when b == 0.
     for c in cases_of("simplify_ratio") {
-        let a = ints(&c.args);
-        let (x, y) = (a[0], a[1]);
-        if y == 0 {
+        let args = ints(&c.args);
+        let (num, den) = (args[0], args[1]);
+        if den == 0 {
             assert_eq!(c.expected_exception.as_deref(), Some("ValueError"));
             continue;
         }
-        let g = gcd(x.abs(), y.abs());
-        let (mut p, mut q) = (x / g, y / g);
-        if q < 0 {
-            p = -p;
-            q = -q;
+        let common = gcd(num.abs(), den.abs());
+        let (mut top, mut bottom) = (num / common, den / common);
+        if bottom < 0 {
+            top = -top;
+            bottom = -bottom;
         }
         assert_eq!(
             c.expected_repr,
-            Some(format!("({p}, {q})")),
-            "simplify_ratio({x}, {y})"
+            Some(format!("({top}, {bottom})")),
+            "simplify_ratio({num}, {den})"
         );
     }
     // The cases of is_prime reach both answers and the small-number branches.
