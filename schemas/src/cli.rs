@@ -97,3 +97,40 @@ pub fn main_with(stage: &'static str, body: impl FnOnce() -> anyhow::Result<Outc
         }
     }
 }
+
+/// `--shard i/n` of the stages whose work splits over machines (`solve`, `execute --run`):
+/// the items whose index (in the stage's fixed order) mod n is i-1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the item at `position` (0-based) belongs to this shard.
+    pub fn holds(self, position: usize) -> bool {
+        position % self.count == self.index - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("`{s}`: give i/n with 1 <= i <= n, e.g. 2/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}

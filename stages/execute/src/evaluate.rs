@@ -43,6 +43,32 @@ pub struct EvalOptions {
     pub checkpoint: Duration,
 }
 
+/// Writes the rows made so far now and then, so that a killed run keeps them.
+struct Checkpoint {
+    every: Duration,
+    last: Instant,
+}
+
+impl Checkpoint {
+    fn every(every: Duration) -> Checkpoint {
+        Checkpoint {
+            every,
+            last: Instant::now(),
+        }
+    }
+
+    /// Saves `rows` when the last save is older than the interval; a failed save is logged
+    /// (the final one, which the caller makes, reports its error).
+    fn now_and_then<T>(&mut self, rows: &T, save: impl Fn(&T) -> anyhow::Result<()>) {
+        if self.last.elapsed() > self.every {
+            if let Err(e) = save(rows) {
+                tracing::warn!(error = %e, "checkpoint failed");
+            }
+            self.last = Instant::now();
+        }
+    }
+}
+
 /// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed.
 struct Workers<'b> {
     backend: &'b dyn Backend,
@@ -173,7 +199,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     let task_rows: Vec<&FunctionTask> = todo.iter().map(|t| &t.task).collect();
     let interp = interpreters(dir, &task_rows, opts)?;
     let bar = schemas::cli::progress(common, todo.len() as u64, "tasks");
-    let mut last = Instant::now();
+    let mut checkpoint = Checkpoint::every(opts.checkpoint);
     let save = |done: &BTreeMap<String, Validation>| -> anyhow::Result<()> {
         let rows: Vec<Validation> = done.values().cloned().collect();
         schemas::write_table(dir, &rows).context("writing validations")?;
@@ -186,12 +212,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         |_, v| {
             bar.inc(1);
             done.insert(v.task_id.clone(), v);
-            if last.elapsed() > opts.checkpoint {
-                if let Err(e) = save(&done) {
-                    tracing::warn!(error = %e, "checkpoint failed");
-                }
-                last = Instant::now();
-            }
+            checkpoint.now_and_then(&done, save);
         },
     );
     bar.finish_and_clear();
@@ -398,7 +419,10 @@ pub fn run_candidates(
     let mine: Vec<&Candidate> = candidates
         .iter()
         .enumerate()
-        .filter(|(i, _)| opts.shard.is_none_or(|(k, n)| i % n == k - 1))
+        .filter(|(i, _)| {
+            opts.shard
+                .is_none_or(|(index, count)| schemas::cli::Shard { index, count }.holds(*i))
+        })
         .map(|(_, c)| c)
         .filter(|c| {
             if !by_id.contains_key(c.task_id.as_str()) {
@@ -460,7 +484,7 @@ pub fn run_candidates(
             .with_context(|| format!("writing {}", out_path.display()))?;
         Ok(())
     };
-    let mut last = Instant::now();
+    let mut checkpoint = Checkpoint::every(opts.checkpoint);
     let t0 = Instant::now();
     let result = parallel(
         opts,
@@ -472,12 +496,7 @@ pub fn run_candidates(
         |_, e| {
             bar.inc(1);
             done.insert(key(&e.task_id, e.sample), e);
-            if last.elapsed() > opts.checkpoint {
-                if let Err(e) = save(&done) {
-                    tracing::warn!(error = %e, "checkpoint failed");
-                }
-                last = Instant::now();
-            }
+            checkpoint.now_and_then(&done, save);
         },
     );
     bar.finish_and_clear();

@@ -467,23 +467,10 @@ impl Interpreters {
     }
 }
 
-/// Parses `--shard i/n` (1 <= i <= n).
+/// Parses `--shard i/n` (1 <= i <= n) into `(i, n)`.
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (i, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("--shard {s}: give i/n, e.g. 1/4"))?;
-    let i: usize = i
-        .trim()
-        .parse()
-        .map_err(|_| format!("--shard {s}: i is not a number"))?;
-    let n: usize = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("--shard {s}: n is not a number"))?;
-    if n == 0 || i == 0 || i > n {
-        return Err(format!("--shard {s}: need 1 <= i <= n"));
-    }
-    Ok((i, n))
+    let shard: schemas::cli::Shard = s.parse().map_err(|e| format!("--shard {e}"))?;
+    Ok((shard.index, shard.count))
 }
 
 /// Seconds since `t0`.

@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 
 use anyhow::Context as _;
 use schemas::{FunctionTask, Validation};
@@ -56,33 +55,7 @@ impl From<&FunctionTask> for Task {
 }
 
 /// `--shard i/n`: the tasks whose index (in task id order) mod n is i-1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// 1-based.
-    pub index: usize,
-    pub count: usize,
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("`{s}`: give i/n with 1 <= i <= n, e.g. 2/8");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: usize = i.trim().parse().map_err(|_| bad())?;
-        let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
+pub use schemas::cli::Shard;
 
 /// Which tasks to take.
 #[derive(Debug, Clone, Default)]
@@ -181,7 +154,7 @@ pub fn select(
         tasks = tasks
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| i % shard.count == shard.index - 1)
+            .filter(|(i, _)| shard.holds(*i))
             .map(|(_, t)| t)
             .collect();
     }
