@@ -195,14 +195,15 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
         429 => "Too Many Requests",
         _ => "Error",
     };
+    // Out of flight before the answer leaves: once the client has it, it may send its next
+    // request, and that one must not be counted beside this one.
+    state.in_flight.fetch_sub(1, Ordering::SeqCst);
     let mut stream = stream;
     let response = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{payload}",
         payload.len()
     );
-    let written = stream.write_all(response.as_bytes());
-    state.in_flight.fetch_sub(1, Ordering::SeqCst);
-    written
+    stream.write_all(response.as_bytes())
 }
 
 #[test]
