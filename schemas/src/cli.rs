@@ -134,3 +134,46 @@ impl std::fmt::Display for Shard {
         write!(f, "{}/{}", self.index, self.count)
     }
 }
+
+/// Checks `--run NAME` the same way in every stage (solve names a run, execute, score and
+/// query read it): the name is the folder `DIR/runs/NAME`, so letters, digits, `.`, `_` and
+/// `-` only, not starting with `.` (no paths, no hidden folders, nothing a shell would
+/// need quoted).
+pub fn check_run_name(name: &str) -> anyhow::Result<()> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !ok {
+        anyhow::bail!(
+            "--run `{name}`: a run's name is a folder name under DIR/runs; use letters, digits, `.`, `_` and `-` only, not starting with `.`"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_names() {
+        for ok in ["gpt-4o", "qwen2.5_coder.7b", "a", "oracle"] {
+            assert!(check_run_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".hidden",
+            "a/b",
+            "..",
+            "../x",
+            "a b",
+            "x\\y",
+            "gpt-4o@2024",
+            "a\nb",
+        ] {
+            assert!(check_run_name(bad).is_err(), "{bad}");
+        }
+    }
+}

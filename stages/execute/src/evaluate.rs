@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use schemas::cli::{CommonArgs, Outcome as StageOutcome};
+use schemas::cli::{check_run_name, CommonArgs, Outcome as StageOutcome};
 use schemas::{Candidate, Execution, FunctionTask, Validation};
 
 use crate::backend::{Backend, WorkerSpec};
@@ -328,18 +328,6 @@ fn unstable_reason(a: &Verdict, b: &Verdict) -> String {
 /// The folder of a run.
 pub fn run_dir(dir: &Path, run: &str) -> PathBuf {
     dir.join("runs").join(run)
-}
-
-/// Checks a run name: a folder name, no path.
-pub fn check_run_name(run: &str) -> anyhow::Result<()> {
-    if run.is_empty()
-        || run.starts_with('.')
-        || run.contains(['/', '\\'])
-        || run.chars().any(char::is_control)
-    {
-        anyhow::bail!("--run {run:?}: a run's name is a folder name (letters, digits, '-', '_', '.'), not a path");
-    }
-    Ok(())
 }
 
 fn shard_file(i: usize, n: usize) -> String {

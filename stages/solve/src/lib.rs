@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Parser;
-use schemas::cli::{CommonArgs, Outcome};
+use schemas::cli::{check_run_name, CommonArgs, Outcome};
 use schemas::Candidate;
 
 use crate::backoff::Backoff;
@@ -137,21 +137,6 @@ pub struct Args {
     /// The first retry's backoff in milliseconds (doubling up to a minute).
     #[arg(long, value_name = "MS", default_value_t = 1000, hide = true)]
     pub retry_base_ms: u64,
-}
-
-/// A run name that is a plain folder name.
-fn check_run_name(name: &str) -> anyhow::Result<()> {
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if !ok {
-        anyhow::bail!(
-            "--run `{name}`: use letters, digits, `.`, `_` and `-` only, not starting with `.`"
-        );
-    }
-    Ok(())
 }
 
 impl Args {
@@ -579,16 +564,6 @@ fn merge_shards(args: &Args) -> anyhow::Result<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn run_names() {
-        for ok in ["gpt-4o", "qwen2.5_coder.7b", "a"] {
-            assert!(check_run_name(ok).is_ok(), "{ok}");
-        }
-        for bad in ["", ".hidden", "a/b", "..", "a b", "x\\y"] {
-            assert!(check_run_name(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn the_cli_is_consistent() {
