@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod describe;
+pub mod examples;
 pub mod id;
 pub mod io;
 mod macros;

@@ -3,26 +3,20 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use schemas::{read_table, write_table, File, LineRange, Param, Repo, TableError, Timestamp};
+use schemas::{
+    examples, read_table, write_table, File, LineRange, Param, Repo, TableError, Timestamp,
+};
 
 fn repo(i: i64) -> Repo {
     Repo {
-        repo_id: format!("{i:032x}"),
         source: "pypi".into(),
         spec: format!("pypi:pkg{i}"),
-        name: format!("pkg{i}"),
         version: Some("1.0".into()),
-        git_ref: None,
-        commit: None,
         published_at: Some(Timestamp::from_unix_seconds(1_700_000_000 + i)),
-        url: None,
         license: Some("MIT".into()),
         license_source: Some("metadata".into()),
-        cutoff: None,
-        status: "ok".into(),
-        reason: None,
         files_total: i,
-        files_skipped: 0,
+        ..examples::repo(&format!("{i:032x}"), &format!("pkg{i}"))
     }
 }
 

@@ -11,26 +11,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use schemas::{File, Repo, RepoTest};
+use schemas::{examples, File, Repo, RepoTest};
 
 fn repo(id: &str, name: &str) -> Repo {
     Repo {
-        repo_id: id.into(),
-        source: "path".into(),
-        spec: format!("path:{name}"),
-        name: name.into(),
         version: Some("1.2.3".into()),
-        git_ref: None,
-        commit: None,
-        published_at: None,
-        url: None,
-        license: None,
-        license_source: None,
-        cutoff: None,
-        status: "ok".into(),
-        reason: None,
-        files_total: 0,
-        files_skipped: 0,
+        ..examples::repo(id, name)
     }
 }
 

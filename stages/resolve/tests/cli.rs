@@ -4,26 +4,13 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use schemas::{File, Function, LineRange, Module, Reference, Repo, Timestamp};
+use schemas::{examples, File, Function, LineRange, Module, Reference, Repo, Timestamp};
 
 fn repo(id: &str, cutoff: Option<&str>, published: Option<&str>) -> Repo {
     Repo {
-        repo_id: id.into(),
-        source: "path".into(),
-        spec: format!("path:{id}"),
-        name: id.into(),
-        version: None,
-        git_ref: None,
-        commit: None,
         published_at: published.and_then(Timestamp::parse),
-        url: None,
-        license: None,
-        license_source: None,
         cutoff: cutoff.and_then(Timestamp::parse),
-        status: "ok".into(),
-        reason: None,
-        files_total: 0,
-        files_skipped: 0,
+        ..examples::repo(id, id)
     }
 }
 

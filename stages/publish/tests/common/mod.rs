@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use schemas::{FunctionTask, Repo, Slice, TestCase, Timestamp, Validation};
+use schemas::{examples, FunctionTask, Repo, Slice, TestCase, Timestamp, Validation};
 
 pub const DATE: &str = "2026-12-01";
 /// The tasks that must be published (valid, of the MIT repository), in table order.
@@ -16,31 +16,22 @@ pub const PUBLISHED: [&str; 3] = ["t-clamp", "t-words", "t-pairs"];
 
 pub fn repo(id: &str, name: &str, version: &str, license: Option<&str>) -> Repo {
     Repo {
-        repo_id: id.into(),
         source: "pypi".into(),
         spec: format!("pypi:{name}=={version}"),
-        name: name.into(),
         version: Some(version.into()),
-        git_ref: None,
         commit: Some(format!("tree-{id}")),
         published_at: Some(Timestamp::parse("2026-10-01T12:00:00Z").unwrap()),
         url: Some(format!("https://example.invalid/{name}-{version}.tar.gz")),
         license: license.map(str::to_string),
         license_source: license.map(|_| "metadata".to_string()),
         cutoff: Some(Timestamp::parse("2026-09-01").unwrap()),
-        status: "ok".into(),
-        reason: None,
         files_total: 4,
-        files_skipped: 0,
+        ..examples::repo(id, name)
     }
 }
 
 pub fn task(id: &str, repo: &str, entry: &str, prompt: &str, canonical: &str) -> FunctionTask {
     FunctionTask {
-        task_id: id.into(),
-        function_id: format!("f-{id}"),
-        repo_id: repo.into(),
-        class: "self_contained".into(),
         prompt: prompt.into(),
         prompt_kind: if canonical.starts_with(prompt) {
             "docstring".into()
@@ -49,23 +40,12 @@ pub fn task(id: &str, repo: &str, entry: &str, prompt: &str, canonical: &str) ->
         },
         entry_point: entry.into(),
         canonical_solution: canonical.into(),
-        status: "ok".into(),
-        reason: None,
         cases: 0,
-        edge_cases: 0,
         arcs_covered: 4,
         arcs_total: 4,
         branches_covered: 2,
         branches_total: 2,
-        stop: "full coverage".into(),
-        mutants_total: 4,
-        mutants_killed: 4,
-        mutation_score: Some(1.0),
-        held_out_mutation_score: Some(1.0),
-        calls: 10,
-        search_seconds: 0.1,
-        seconds: 0.2,
-        config_hash: "cfg".into(),
+        ..examples::function_task(id, repo)
     }
 }
 
@@ -96,16 +76,8 @@ pub fn case(
 
 fn validation(task: &str, valid: bool) -> Validation {
     Validation {
-        task_id: task.into(),
-        family: "function".into(),
-        original_passes: valid,
-        null_fails: true,
-        stable: true,
-        valid,
-        cases: 3,
-        original_seconds: 0.01,
         reason: (!valid).then(|| "original_fails: case 0 returned 2".to_string()),
-        isolation: "namespaces".into(),
+        ..examples::validation(task, valid)
     }
 }
 

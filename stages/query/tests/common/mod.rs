@@ -16,58 +16,26 @@
 use std::path::Path;
 
 use schemas::{
-    AssertionTask, AssertionVariant, Candidate, CompletionTask, Execution, FunctionTask, Repo,
-    Score, Slice, TestCase, Validation,
+    examples, AssertionTask, AssertionVariant, Candidate, CompletionTask, Execution, FunctionTask,
+    Repo, Score, Slice, TestCase, Validation,
 };
 
 pub fn repo(id: &str, name: &str) -> Repo {
     Repo {
-        repo_id: id.into(),
-        source: "path".into(),
-        spec: format!("path:{name}"),
-        name: name.into(),
         version: Some("1.0".into()),
-        git_ref: None,
-        commit: None,
-        published_at: None,
-        url: None,
-        license: None,
-        license_source: None,
-        cutoff: None,
-        status: "ok".into(),
-        reason: None,
         files_total: 3,
-        files_skipped: 0,
+        ..examples::repo(id, name)
     }
 }
 
 pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32) -> FunctionTask {
     FunctionTask {
-        task_id: id.into(),
-        function_id: format!("f-{id}"),
-        repo_id: repo.into(),
         class: class.into(),
-        prompt: "def f(x):\n    \"\"\"Doubles x.\"\"\"\n".into(),
-        prompt_kind: "docstring".into(),
         entry_point: format!("fn_{id}"),
-        canonical_solution: "def f(x):\n    return 2 * x\n".into(),
         status: status.into(),
         reason: (status != "ok").then(|| "coverage: 1/2 arcs".to_string()),
         cases,
-        edge_cases: 0,
-        arcs_covered: 2,
-        arcs_total: 2,
-        branches_covered: 0,
-        branches_total: 0,
-        stop: "full coverage".into(),
-        mutants_total: 4,
-        mutants_killed: 4,
-        mutation_score: Some(1.0),
-        held_out_mutation_score: Some(1.0),
-        calls: 10,
-        search_seconds: 0.1,
-        seconds: 0.2,
-        config_hash: "cfg".into(),
+        ..examples::function_task(id, repo)
     }
 }
 
@@ -114,16 +82,9 @@ fn assertion_task(id: &str, repo: &str, variants: usize) -> AssertionTask {
 
 fn validation(task: &str, family: &str, valid: bool) -> Validation {
     Validation {
-        task_id: task.into(),
         family: family.into(),
-        original_passes: valid,
-        null_fails: true,
-        stable: true,
-        valid,
-        cases: 3,
-        original_seconds: 0.01,
         reason: (!valid).then(|| "original fails".to_string()),
-        isolation: "namespaces".into(),
+        ..examples::validation(task, valid)
     }
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use schemas::{Candidate, Execution, FunctionTask, Repo, Slice, Timestamp, Validation};
+use schemas::{examples, Candidate, Execution, FunctionTask, Repo, Slice, Timestamp, Validation};
 
 /// Tasks `t0`..`t9`; `t9` is invalid.
 pub const TASKS: usize = 10;
@@ -29,22 +29,14 @@ pub fn repo_of(i: usize) -> &'static str {
 
 fn repo(id: &str, name: &str, published: Option<&str>) -> Repo {
     Repo {
-        repo_id: id.into(),
         source: "pypi".into(),
         spec: format!("pypi:{name}==1.0"),
-        name: name.into(),
         version: Some("1.0".into()),
-        git_ref: None,
-        commit: None,
         published_at: published.map(|p| Timestamp::parse(p).unwrap()),
-        url: None,
         license: Some("MIT".into()),
         license_source: Some("metadata".into()),
-        cutoff: None,
-        status: "ok".into(),
-        reason: None,
         files_total: 3,
-        files_skipped: 0,
+        ..examples::repo(id, name)
     }
 }
 
@@ -54,51 +46,32 @@ fn function_task(i: usize) -> FunctionTask {
         .collect::<Vec<_>>()
         .concat();
     FunctionTask {
-        task_id: task_id(i),
         function_id: format!("f{i}"),
-        repo_id: repo_of(i).into(),
         class: if i % 2 == 0 {
             "self_contained".into()
         } else {
             "weakly_self_contained".into()
         },
         prompt: format!("def f{i}(x):\n    \"\"\"Doc.\"\"\"\n"),
-        prompt_kind: "docstring".into(),
         entry_point: format!("f{i}"),
         canonical_solution: format!("def f{i}(x):\n{body}    return x\n"),
-        status: "ok".into(),
-        reason: None,
-        cases: 3,
         edge_cases: 1,
         arcs_covered: 4,
         arcs_total: 4,
         branches_covered: (i % 5) as i32,
         branches_total: (i % 5) as i32,
-        stop: "full coverage".into(),
-        mutants_total: 4,
-        mutants_killed: 4,
-        mutation_score: Some(1.0),
-        held_out_mutation_score: Some(1.0),
-        calls: 10,
-        search_seconds: 0.1,
-        seconds: 0.2,
         config_hash: "c".into(),
+        ..examples::function_task(&task_id(i), repo_of(i))
     }
 }
 
 fn validation(i: usize) -> Validation {
     let valid = task_id(i) != INVALID;
     Validation {
-        task_id: task_id(i),
-        family: "function".into(),
         original_passes: true,
         null_fails: valid,
-        stable: true,
-        valid,
-        cases: 3,
-        original_seconds: 0.01,
         reason: (!valid).then(|| "null_passes: an empty body passes".into()),
-        isolation: "namespaces".into(),
+        ..examples::validation(&task_id(i), valid)
     }
 }
 

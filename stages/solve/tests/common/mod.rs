@@ -182,16 +182,10 @@ pub fn write_dataset(dir: &Path, with_validations: bool) {
             .iter()
             .filter(|f| f.status == "ok")
             .map(|f| Validation {
-                task_id: f.id.into(),
-                family: "function".into(),
                 original_passes: true,
                 null_fails: f.valid,
-                stable: true,
-                valid: f.valid,
-                cases: 3,
-                original_seconds: 0.01,
                 reason: (!f.valid).then(|| "null_passes".into()),
-                isolation: "namespaces".into(),
+                ..schemas::examples::validation(f.id, f.valid)
             })
             .collect();
         schemas::write_table(dir, &v).unwrap();
