@@ -257,6 +257,27 @@ fn format_kind(fmt: &str) -> Option<Kind> {
     }
 }
 
+/// Standard-library calls whose first argument is bytes (`zlib.decompress(data, ...)`).
+const BYTES_CALLS: &[&str] = &[
+    "zlib.compress",
+    "zlib.decompress",
+    "zlib.crc32",
+    "zlib.adler32",
+    "gzip.compress",
+    "gzip.decompress",
+    "bz2.compress",
+    "bz2.decompress",
+    "lzma.compress",
+    "lzma.decompress",
+    "BytesIO",
+    "io.BytesIO",
+    "binascii.hexlify",
+    "binascii.b2a_hex",
+    "binascii.crc32",
+    "int.from_bytes",
+    "memoryview",
+];
+
 const ITERATING_CALLS: &[&str] = &[
     "sorted",
     "list",
@@ -494,6 +515,11 @@ impl Walk<'_, '_> {
                 }
             }
         }
+        if BYTES_CALLS.contains(&fname.as_str()) {
+            if let Some(p) = &first_param {
+                self.ev(p).vote(Kind::Bytes, 4);
+            }
+        }
         match fname.as_str() {
             "len" => {
                 if let Some(p) = first_param {
@@ -647,6 +673,16 @@ impl Walk<'_, '_> {
                 (op == "%" && on_right && matches!(other.kind(), "string" | "concatenated_string"))
                     .then(|| format_kind(self.text(other)));
             let e = self.a.evidence.entry(p).or_default();
+            // `[True] * n`, `"-" * width`: a sequence repeated, so the parameter counts.
+            if op == "*"
+                && matches!(
+                    other.kind(),
+                    "string" | "concatenated_string" | "list" | "list_comprehension" | "tuple"
+                )
+            {
+                e.vote(Kind::Int, 3);
+                continue;
+            }
             match other.kind() {
                 "integer" => {
                     if op == "%" && side == left {
@@ -808,6 +844,20 @@ mod tests {
         assert_eq!(b.evidence["fn"].ty(), Some(Ty::Callable));
         assert_ne!(b.evidence["name"].ty(), Some(Ty::Int));
         assert_eq!(format_kind("%.2f%%"), Some(Kind::Float));
+        let r = analyze(
+            "def f(count, width):\n    return [True] * count, '-' * width + '|'\n",
+            &params(&["count", "width"]),
+        )
+        .unwrap();
+        assert_eq!(r.evidence["count"].ty(), Some(Ty::Int));
+        assert_eq!(r.evidence["width"].ty(), Some(Ty::Int));
+        let z = analyze(
+            "def f(blob, raw):\n    return zlib.decompress(blob, 31), io.BytesIO(raw)\n",
+            &params(&["blob", "raw"]),
+        )
+        .unwrap();
+        assert_eq!(z.evidence["blob"].ty(), Some(Ty::Bytes));
+        assert_eq!(z.evidence["raw"].ty(), Some(Ty::Bytes));
         assert_eq!(format_kind("%d of %d"), None);
     }
 }
