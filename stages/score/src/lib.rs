@@ -204,7 +204,11 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let reports: Vec<report::RunReport> = runs
         .iter()
         .zip(&all_scores)
-        .map(|(data, scores)| report::RunReport { data, scores })
+        .map(|(data, scores)| report::RunReport {
+            data,
+            scores,
+            gap: scores::window_gap(&dataset, data, args.bootstrap, args.seed),
+        })
         .collect();
     let html = report::render(
         &dataset,

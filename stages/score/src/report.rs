@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use schemas::Score;
 
 use crate::data::{Dataset, DifficultySource, RunData};
+use crate::estimate::Estimate;
 use crate::scores::group_rank;
 use crate::svg::{self, escape, pct, Bar, Series};
 
@@ -15,6 +16,8 @@ use crate::svg::{self, escape, pct, Bar, Series};
 pub struct RunReport<'a> {
     pub data: &'a RunData,
     pub scores: &'a [Score],
+    /// pass@1 before the cutoff minus after it, with its interval ([`crate::scores::window_gap`]).
+    pub gap: Option<Estimate>,
 }
 
 /// How the scores were made, for the method notes.
@@ -438,23 +441,30 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
         let (Some(b), Some(a)) = (before, after) else {
             continue;
         };
-        let gap = b.pass_at_k - a.pass_at_k;
-        let overlap = b.ci_low <= a.ci_high && a.ci_low <= b.ci_high;
-        let verdict = if gap > 0.0 && !overlap {
+        let Some(gap) = r.gap else { continue };
+        let points = |x: f64| format!("{:.1}", x * 100.0);
+        let interval = format!(
+            "the 95% interval of the difference is [{}, {}] points",
+            points(gap.low),
+            points(gap.high)
+        );
+        let beyond = gap.low > 0.0;
+        let verdict = if beyond {
             format!(
-                "{:.1} points higher on older code, beyond the uncertainty (the intervals do not \
-                 overlap): a sign that the model has seen the older code",
-                gap * 100.0
+                "{} points higher on older code, beyond the uncertainty ({interval}, all above \
+                 zero): a sign that the model has seen the older code",
+                points(gap.value)
             )
-        } else if gap > 0.0 {
+        } else if gap.value > 0.0 {
             format!(
-                "{:.1} points higher on older code, within the uncertainty (the intervals overlap)",
-                gap * 100.0
+                "{} points higher on older code, within the uncertainty ({interval}, which \
+                 holds zero)",
+                points(gap.value)
             )
-        } else if gap < 0.0 {
+        } else if gap.value < 0.0 {
             format!(
-                "{:.1} points lower on older code: no sign that the model has seen it",
-                -gap * 100.0
+                "{} points lower on older code: no sign that the model has seen it",
+                points(-gap.value)
             )
         } else {
             "the same before and after the cutoff".to_string()
@@ -463,7 +473,7 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
             h,
             "<p class=\"{}\"><b>{}</b>: pass@1 {} before the cutoff ({} tasks), {} after it ({} tasks); \
              {verdict}.</p>",
-            if gap > 0.0 && !overlap {
+            if beyond {
                 "callout warn"
             } else {
                 "note"
@@ -637,7 +647,10 @@ fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
          passes when its execution status is <code>pass</code>. k runs over 1, 2, 5, 10, 20, 50, \
          ... up to the smallest n among a group's tasks, and that n itself.</p>\
          <p class=\"note\"><b>Intervals.</b> 95% percentile bootstrap over tasks: {} resamples of \
-         the group's tasks with replacement (seed {}, so the report is reproducible).</p>\
+         the group's tasks with replacement (seed {}, so the report is reproducible). The gap \
+         before and after the cutoff has an interval of its own: each window's tasks are \
+         resampled apart and the difference of the two means taken each time; a gap counts \
+         as real when that whole interval is above zero.</p>\
          <p class=\"note\"><b>Difficulty.</b> {}</p></section>",
         dataset.tasks.len(),
         dataset.invalid,
@@ -704,10 +717,12 @@ mod tests {
                 RunReport {
                     data: &a,
                     scores: &sa,
+                    gap: None,
                 },
                 RunReport {
                     data: &b,
                     scores: &sb,
+                    gap: None,
                 },
             ],
             &Meta {

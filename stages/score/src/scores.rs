@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemas::Score;
 
 use crate::data::{Dataset, Outcome, RunData, TaskInfo};
-use crate::estimate::{bootstrap, fnv1a, ks_for, pass_at_k, SplitMix64};
+use crate::estimate::{bootstrap, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64};
 
 /// The breakdowns, in the order rows and report sections follow.
 pub const BREAKDOWNS: [&str; 6] = ["overall", "family", "class", "repo", "difficulty", "window"];
@@ -89,6 +89,32 @@ pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) 
         }
     }
     rows
+}
+
+/// pass@1 before the cutoff minus pass@1 after it, with the 95% bootstrap interval of that
+/// difference (each window's tasks resampled on their own); `None` without a cutoff or when
+/// a window has no scored task. Seeded like the groups, so it is the same on every run.
+pub fn window_gap(
+    dataset: &Dataset,
+    run: &RunData,
+    resamples: usize,
+    seed: u64,
+) -> Option<Estimate> {
+    let pass_at_1 = |window: &str| -> Vec<f64> {
+        dataset
+            .tasks
+            .iter()
+            .filter(|t| t.window.as_deref() == Some(window))
+            .filter_map(|t| run.outcomes.get(&t.task_id))
+            .filter_map(|o| pass_at_k(o.n, o.c, 1))
+            .collect()
+    };
+    let (before, after) = (pass_at_1("before_cutoff"), pass_at_1("after_cutoff"));
+    if before.is_empty() || after.is_empty() {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed ^ fnv1a(&["window", "gap"]));
+    Some(difference(&before, &after, resamples, &mut rng))
 }
 
 #[cfg(test)]

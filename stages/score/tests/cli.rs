@@ -178,6 +178,41 @@ fn slices_give_difficulty_tertiles() {
     assert!(html.contains("ESV") && !html.contains("Proxy difficulty"));
 }
 
+/// The gap before and after the cutoff is judged by the interval of the difference itself.
+#[test]
+fn the_gap_at_the_cutoff_has_its_own_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_dataset(dir);
+    // Tasks 0-3 are of a repository published before 2024-01-01, 4-7 after it.
+    write_run(dir, "recall", "m", &common::all_tasks(), 2, |i, _| i <= 3);
+    write_run(dir, "close", "m", &common::all_tasks(), 2, |i, _| {
+        [0, 1, 2, 4, 5].contains(&i)
+    });
+    let args = [
+        "--data",
+        d(dir),
+        "--run",
+        "recall",
+        "--run",
+        "close",
+        "--cutoff",
+        "2024-01-01",
+    ];
+    ok(&score(&args));
+    let html = std::fs::read_to_string(dir.join("runs/recall/report.html")).unwrap();
+    assert!(
+        html.contains(
+            "100.0 points higher on older code, beyond the uncertainty (the 95% interval of \
+             the difference is [100.0, 100.0] points, all above zero)"
+        ),
+        "{html}"
+    );
+    // 75% against 50% on four tasks each: a gap within the uncertainty.
+    assert!(html.contains("25.0 points higher on older code, within the uncertainty"));
+    assert_eq!(html.matches("<p class=\"callout warn\"><b>").count(), 1);
+}
+
 #[test]
 fn output_is_deterministic() {
     let tmp = tempfile::tempdir().unwrap();
