@@ -10,23 +10,12 @@ use super::*;
 
 pub(crate) fn task(id: &str, entry: &str, prompt: &str, canonical: &str) -> FunctionTask {
     FunctionTask {
-        task_id: id.into(),
-        function_id: format!("f-{id}"),
-        repo_id: "r".into(),
-        class: "self_contained".into(),
         prompt: prompt.into(),
-        prompt_kind: "docstring".into(),
         entry_point: entry.into(),
         canonical_solution: canonical.into(),
-        status: "ok".into(),
-        reason: None,
         cases: 0,
-        edge_cases: 0,
         arcs_covered: 1,
         arcs_total: 1,
-        branches_covered: 0,
-        branches_total: 0,
-        stop: "full coverage".into(),
         mutants_total: 0,
         mutants_killed: 0,
         mutation_score: None,
@@ -35,6 +24,7 @@ pub(crate) fn task(id: &str, entry: &str, prompt: &str, canonical: &str) -> Func
         search_seconds: 0.0,
         seconds: 0.0,
         config_hash: "c".into(),
+        ..schemas::examples::function_task(id, "r")
     }
 }
 

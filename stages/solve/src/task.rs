@@ -167,23 +167,14 @@ mod tests {
 
     fn row(id: &str, status: &str) -> FunctionTask {
         FunctionTask {
-            task_id: id.into(),
-            function_id: format!("f-{id}"),
-            repo_id: "r".into(),
-            class: "self_contained".into(),
             prompt: format!("def f{id}():\n    \"\"\"Doc.\"\"\"\n"),
-            prompt_kind: "docstring".into(),
             entry_point: format!("f{id}"),
             canonical_solution: format!("def f{id}():\n    \"\"\"Doc.\"\"\"\n    return 1\n"),
             status: status.into(),
             reason: (status != "ok").then(|| "coverage: 3 of 4 arcs".into()),
             cases: 1,
-            edge_cases: 0,
             arcs_covered: 1,
             arcs_total: 1,
-            branches_covered: 0,
-            branches_total: 0,
-            stop: "full coverage".into(),
             mutants_total: 0,
             mutants_killed: 0,
             mutation_score: None,
@@ -192,6 +183,7 @@ mod tests {
             search_seconds: 0.0,
             seconds: 0.0,
             config_hash: "c".into(),
+            ..schemas::examples::function_task(id, "r")
         }
     }
 

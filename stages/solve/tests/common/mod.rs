@@ -144,31 +144,19 @@ impl Fixture {
 
     fn row(&self) -> FunctionTask {
         FunctionTask {
-            task_id: self.id.into(),
             function_id: format!("fn-{}", self.id),
-            repo_id: "repo".into(),
-            class: "self_contained".into(),
             prompt: self.prompt(),
-            prompt_kind: "docstring".into(),
             entry_point: self.entry.into(),
             canonical_solution: self.canonical(),
             status: self.status.into(),
             reason: (self.status != "ok").then(|| "effect: time".into()),
-            cases: 3,
             edge_cases: 1,
             arcs_covered: 4,
             arcs_total: 4,
-            branches_covered: 0,
-            branches_total: 0,
-            stop: "full coverage".into(),
             mutants_total: 2,
             mutants_killed: 2,
-            mutation_score: Some(1.0),
             held_out_mutation_score: None,
-            calls: 10,
-            search_seconds: 0.1,
-            seconds: 0.2,
-            config_hash: "cfg".into(),
+            ..schemas::examples::function_task(self.id, "repo")
         }
     }
 }
