@@ -56,7 +56,9 @@
 //!
 //! One HTML file with inline CSS and inline SVG charts drawn here ([`svg`], [`report`]): no
 //! script, nothing fetched. A summary table per run (model, tasks valid and scored,
-//! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; bar charts with
+//! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; with several
+//! runs, each pair's difference in pass@1 on their common tasks with a paired interval
+//! ([`scores::paired_gap`]); bar charts with
 //! interval whiskers of pass@1 by family, class, difficulty and publication window (with
 //! what a gap before the cutoff means); a table by repository; stacked bars of statuses
 //! and failure fingerprints; the method. With several runs every chart has one bar per run

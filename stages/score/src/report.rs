@@ -8,7 +8,7 @@ use schemas::Score;
 
 use crate::data::{Dataset, DifficultySource, RunData};
 use crate::estimate::Estimate;
-use crate::scores::group_rank;
+use crate::scores::{group_rank, paired_gap};
 use crate::svg::{self, escape, pct, Bar, Series};
 
 /// One run to report: what was read and the scores computed.
@@ -199,6 +199,7 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     );
     header(&mut h, dataset, meta, &names);
     summary(&mut h, dataset, runs);
+    compared(&mut h, dataset, runs, meta);
     family_class(&mut h, runs);
     difficulty(&mut h, dataset, runs);
     window(&mut h, dataset, runs);
@@ -212,6 +213,53 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     );
     h.push('\n');
     h
+}
+
+/// With several runs: each pair's difference in pass@1 on the tasks both scored, with its
+/// paired interval, and which run is ahead when the interval leaves no doubt.
+fn compared(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta) {
+    if runs.len() < 2 {
+        return;
+    }
+    h.push_str(
+        "<section id=\"compared\"><h2>Runs compared</h2><p>pass@1 of the first run minus \
+         the second's, on the tasks both have scored, with a paired 95% bootstrap interval: \
+         the same tasks are drawn for both runs, so a difference can be clear while the two \
+         runs' own intervals overlap.</p><div class=\"scroll\"><table><thead><tr>\
+         <th>Runs</th><th class=\"num\">Tasks</th><th class=\"num\">Difference (points)</th>\
+         <th>Verdict</th></tr></thead><tbody>",
+    );
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[i + 1..] {
+            let (an, bn) = (escape(&a.data.name), escape(&b.data.name));
+            let Some((e, tasks)) = paired_gap(dataset, a.data, b.data, meta.resamples, meta.seed)
+            else {
+                let _ = write!(
+                    h,
+                    "<tr><td><b>{an}</b> − <b>{bn}</b></td><td class=\"num\">0</td>\
+                     <td class=\"num\">—</td><td>no task scored in both</td></tr>"
+                );
+                continue;
+            };
+            let verdict = if e.low > 0.0 {
+                format!("<b>{an}</b> is ahead")
+            } else if e.high < 0.0 {
+                format!("<b>{bn}</b> is ahead")
+            } else {
+                "no clear difference (the interval holds zero)".to_string()
+            };
+            let _ = write!(
+                h,
+                "<tr><td><b>{an}</b> − <b>{bn}</b></td><td class=\"num\">{tasks}</td>\
+                 <td class=\"num\"><span class=\"big\">{:+.1}</span><span class=\"ci\">CI \
+                 {:+.1} to {:+.1}</span></td><td>{verdict}</td></tr>",
+                e.value * 100.0,
+                e.low * 100.0,
+                e.high * 100.0
+            );
+        }
+    }
+    h.push_str("</tbody></table></div></section>");
 }
 
 fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {

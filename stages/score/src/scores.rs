@@ -117,6 +117,31 @@ pub fn window_gap(
     Some(difference(&before, &after, resamples, &mut rng))
 }
 
+/// Two runs on the tasks both have scored: `a`'s pass@1 minus `b`'s, with the 95% paired
+/// bootstrap interval (the tasks resampled, each task's difference kept whole, so the
+/// interval is narrower than two runs' intervals side by side suggest), and the number of
+/// tasks. `None` when the runs share no scored task.
+pub fn paired_gap(
+    dataset: &Dataset,
+    a: &RunData,
+    b: &RunData,
+    resamples: usize,
+    seed: u64,
+) -> Option<(Estimate, usize)> {
+    let diffs: Vec<f64> = dataset
+        .tasks
+        .iter()
+        .filter_map(|t| Some((a.outcomes.get(&t.task_id)?, b.outcomes.get(&t.task_id)?)))
+        .filter_map(|(x, y)| Some(pass_at_k(x.n, x.c, 1)? - pass_at_k(y.n, y.c, 1)?))
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed ^ fnv1a(&["paired", &a.name, &b.name]));
+    let e = bootstrap(&[diffs.clone()], resamples, &mut rng)[0];
+    Some((e, diffs.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +173,31 @@ mod tests {
             statuses: BTreeMap::new(),
             fingerprints: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn paired_gaps_use_the_tasks_both_runs_scored() {
+        let ds = Dataset {
+            tasks: ["a", "b", "c", "d"]
+                .iter()
+                .map(|id| task(id, "function", "r1", "low"))
+                .collect(),
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        };
+        let all = run(&[("a", 2, 2), ("b", 2, 2), ("c", 2, 2), ("d", 2, 1)]);
+        let none = run(&[("a", 2, 0), ("b", 2, 0), ("c", 2, 0)]);
+        // d is scored by one run only: three tasks, each one point apart.
+        let (e, tasks) = paired_gap(&ds, &all, &none, 500, 0).unwrap();
+        assert_eq!(tasks, 3);
+        assert_eq!((e.value, e.low, e.high), (1.0, 1.0, 1.0));
+        let (e, _) = paired_gap(&ds, &none, &all, 500, 0).unwrap();
+        assert_eq!((e.value, e.low, e.high), (-1.0, -1.0, -1.0));
+        // A run against itself: zero, with no spread.
+        let (e, tasks) = paired_gap(&ds, &all, &all, 500, 0).unwrap();
+        assert_eq!((tasks, e.value, e.low, e.high), (4, 0.0, 0.0, 0.0));
+        assert!(paired_gap(&ds, &all, &run(&[("z", 1, 1)]), 500, 0).is_none());
     }
 
     #[test]

@@ -122,6 +122,10 @@ fn oracle_and_null_runs_with_a_cutoff() {
     assert!(html.contains("gamma&amp;co") && !html.contains("gamma&co"));
     assert!(html.contains("before_cutoff") && html.contains("after_cutoff"));
     assert!(html.contains("has likely seen"));
+    assert!(html.contains("<b>oracle</b> is ahead"));
+    assert!(
+        html.contains("<span class=\"big\">+100.0</span><span class=\"ci\">CI +100.0 to +100.0")
+    );
     assert!(html.contains("Proxy difficulty"));
     assert!(!html.contains("<script") && !html.contains("<link"));
     assert!(html.contains("logic") && html.contains("runtime") && html.contains("syntax"));
@@ -211,6 +215,15 @@ fn the_gap_at_the_cutoff_has_its_own_interval() {
     // 75% against 50% on four tasks each: a gap within the uncertainty.
     assert!(html.contains("25.0 points higher on older code, within the uncertainty"));
     assert_eq!(html.matches("<p class=\"callout warn\"><b>").count(), 1);
+    // Paired on the 9 valid tasks: recall wins t3, close wins t4 and t5.
+    assert!(
+        html.contains(
+            "<b>recall</b> − <b>close</b></td><td class=\"num\">9</td><td class=\"num\">\
+             <span class=\"big\">-11.1</span>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("no clear difference (the interval holds zero)"));
 }
 
 #[test]
