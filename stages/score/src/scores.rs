@@ -138,8 +138,9 @@ pub fn paired_gap(
         return None;
     }
     let mut rng = SplitMix64::new(seed ^ fnv1a(&["paired", &a.name, &b.name]));
-    let e = bootstrap(&[diffs.clone()], resamples, &mut rng)[0];
-    Some((e, diffs.len()))
+    let tasks = diffs.len();
+    let e = bootstrap(&[diffs], resamples, &mut rng)[0];
+    Some((e, tasks))
 }
 
 #[cfg(test)]
