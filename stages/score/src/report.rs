@@ -294,11 +294,17 @@ fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
         meta.resamples,
         meta.seed
     );
-    h.push_str(
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#family\">Family and class</a>\
+    let _ = write!(
+        h,
+        "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a>\
          <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a>\
          <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
          <a href=\"#method\">Method</a></nav></header>",
+        if names.len() > 1 {
+            "<a href=\"#compared\">Runs compared</a>"
+        } else {
+            ""
+        }
     );
 }
 

@@ -122,7 +122,7 @@ fn oracle_and_null_runs_with_a_cutoff() {
     assert!(html.contains("gamma&amp;co") && !html.contains("gamma&co"));
     assert!(html.contains("before_cutoff") && html.contains("after_cutoff"));
     assert!(html.contains("has likely seen"));
-    assert!(html.contains("<b>oracle</b> is ahead"));
+    assert!(html.contains("<b>oracle</b> is ahead") && html.contains("href=\"#compared\""));
     assert!(
         html.contains("<span class=\"big\">+100.0</span><span class=\"ci\">CI +100.0 to +100.0")
     );
