@@ -2,23 +2,126 @@
 //! codes and the printing of errors.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Options every stage takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CommonArgs {
-    /// The dataset directory: the stage reads and writes `DIR/<table>.parquet` there.
+    /// The dataset directory: the stage reads and writes `DIR/<table>.parquet` there
+    /// (needed by every mode that reads or writes tables).
     #[arg(long, value_name = "DIR")]
-    pub data: PathBuf,
+    pub data: Option<PathBuf>,
     /// No progress bars and only warnings in the log.
     #[arg(short, long)]
     pub quiet: bool,
     /// More log output (-v: debug, -vv: trace). `RUST_LOG` overrides.
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+impl CommonArgs {
+    /// Options for a stage run on `dir` (tests and stages that call other stages).
+    pub fn on(dir: impl Into<PathBuf>) -> CommonArgs {
+        CommonArgs {
+            data: Some(dir.into()),
+            quiet: true,
+            verbose: 0,
+        }
+    }
+
+    /// The dataset directory, or an error saying to give `--data`.
+    pub fn data(&self) -> anyhow::Result<&Path> {
+        self.data.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "--data DIR is required: the dataset directory this stage reads and writes"
+            )
+        })
+    }
+}
+
+/// The options of a stage whose work is long and resumable (execute, solve,
+/// synthesize-tests): how often the rows made so far are written.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ResumeArgs {
+    /// Seconds between checkpoints of the table being written (0: after every row).
+    #[arg(long, value_name = "SECS", default_value_t = CHECKPOINT_SECS, hide = true)]
+    pub checkpoint_secs: f64,
+}
+
+impl ResumeArgs {
+    /// The checkpoint clock these options ask for.
+    pub fn checkpoint(&self) -> anyhow::Result<Checkpoint> {
+        if !(self.checkpoint_secs >= 0.0 && self.checkpoint_secs <= 86_400.0) {
+            anyhow::bail!(
+                "--checkpoint-secs {}: give seconds between 0 and a day",
+                self.checkpoint_secs
+            );
+        }
+        Ok(Checkpoint::every(Duration::from_secs_f64(
+            self.checkpoint_secs,
+        )))
+    }
+}
+
+impl Default for ResumeArgs {
+    fn default() -> ResumeArgs {
+        ResumeArgs {
+            checkpoint_secs: CHECKPOINT_SECS,
+        }
+    }
+}
+
+/// Seconds between two checkpoints of a long stage, the same in every stage: a killed run
+/// loses at most the work of the last few seconds.
+pub const CHECKPOINT_SECS: f64 = 10.0;
+
+/// When to write the rows made so far: once the interval has passed since the last write.
+#[derive(Debug, Clone, Copy)]
+pub struct Checkpoint {
+    every: Duration,
+    last: Instant,
+}
+
+impl Checkpoint {
+    pub fn every(every: Duration) -> Checkpoint {
+        Checkpoint {
+            every,
+            last: Instant::now(),
+        }
+    }
+
+    /// Whether a checkpoint is due now; when it is, the clock restarts.
+    pub fn due(&mut self) -> bool {
+        if self.last.elapsed() >= self.every {
+            self.last = Instant::now();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The folder of the caches (environments, trees, answers): `$FRESHBENCH_CACHE` when it is
+/// set and not empty (an empty value counts as unset), else `.cache` of the working
+/// directory.
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("FRESHBENCH_CACHE")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from(".cache"), PathBuf::from)
+}
+
+/// Parses a date option (`--since`, `--cutoff`, `--date`): `YYYY-MM-DD` (or an RFC 3339
+/// time) that is a real calendar date, with a message saying what to write otherwise.
+pub fn parse_date(flag: &str, text: &str) -> anyhow::Result<crate::Timestamp> {
+    crate::Timestamp::parse(text).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{flag} {text:?}: not a calendar date; write it as YYYY-MM-DD with a day the month has, e.g. 2026-06-01"
+        )
+    })
 }
 
 /// How a stage ended: 0 success, 1 ran but found what it checks for lacking, 2 error.
@@ -136,10 +239,15 @@ impl std::fmt::Display for Shard {
 }
 
 /// Checks `--run NAME` the same way in every stage (solve names a run, execute, score and
-/// query read it): the name is the folder `DIR/runs/NAME`, so letters, digits, `.`, `_` and
-/// `-` only, not starting with `.` (no paths, no hidden folders, nothing a shell would
-/// need quoted).
+/// query read it): the name is the folder `DIR/runs/NAME` (see [`check_folder_name`]).
 pub fn check_run_name(name: &str) -> anyhow::Result<()> {
+    check_folder_name("--run", name)
+}
+
+/// The one rule for a name freshbench makes a folder of (a run, a snapshot): letters,
+/// digits, `.`, `_` and `-` only, not starting with `.` (no paths, no hidden folders,
+/// nothing a shell would need quoted).
+pub fn check_folder_name(flag: &str, name: &str) -> anyhow::Result<()> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -147,7 +255,7 @@ pub fn check_run_name(name: &str) -> anyhow::Result<()> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     if !ok {
         anyhow::bail!(
-            "--run `{name}`: a run's name is a folder name under DIR/runs; use letters, digits, `.`, `_` and `-` only, not starting with `.`"
+            "{flag} `{name}`: it names a folder; use letters, digits, `.`, `_` and `-` only, not starting with `.`"
         );
     }
     Ok(())

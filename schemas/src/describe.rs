@@ -71,13 +71,18 @@ pub fn markdown() -> String {
         );
         let _ = writeln!(out, "| column | type | null | meaning |\n|---|---|---|---|");
         for c in &t.columns {
+            let values = c.values.map_or_else(String::new, |v| {
+                let v: Vec<String> = v.iter().map(|x| format!("`{x}`")).collect();
+                format!(" Values: {}.", v.join(", "))
+            });
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} |",
+                "| `{}` | {} | {} | {}{} |",
                 c.name,
                 type_name(&c.data_type),
                 if c.nullable { "yes" } else { "" },
-                c.doc.replace('|', "\\|")
+                c.doc.replace('|', "\\|"),
+                values
             );
         }
         out.push('\n');

@@ -4,13 +4,16 @@
 //! into the library (it is small) so that integration tests of every stage reach it without
 //! a feature that would make `cargo build` and `cargo test` compile the workspace twice.
 
-use crate::{FunctionTask, Repo, Validation};
+use crate::{
+    Family, FunctionClass, FunctionTask, Isolation, PromptKind, Repo, RepoStatus, SearchStop,
+    SourceKind, TaskStatus, Validation, ValidationStatus,
+};
 
 /// A crawled repository from a local path: status `ok`, no version, license or dates.
 pub fn repo(repo_id: &str, name: &str) -> Repo {
     Repo {
         repo_id: repo_id.into(),
-        source: "path".into(),
+        source: SourceKind::Path,
         spec: format!("path:{name}"),
         name: name.into(),
         version: None,
@@ -21,7 +24,7 @@ pub fn repo(repo_id: &str, name: &str) -> Repo {
         license: None,
         license_source: None,
         cutoff: None,
-        status: "ok".into(),
+        status: RepoStatus::Ok,
         reason: None,
         files_total: 0,
         files_skipped: 0,
@@ -35,12 +38,12 @@ pub fn function_task(task_id: &str, repo_id: &str) -> FunctionTask {
         task_id: task_id.into(),
         function_id: format!("f-{task_id}"),
         repo_id: repo_id.into(),
-        class: "self_contained".into(),
+        class: FunctionClass::SelfContained,
         prompt: "def f(x):\n    \"\"\"Doubles x.\"\"\"\n".into(),
-        prompt_kind: "docstring".into(),
+        prompt_kind: PromptKind::Docstring,
         entry_point: "f".into(),
         canonical_solution: "def f(x):\n    return 2 * x\n".into(),
-        status: "ok".into(),
+        status: TaskStatus::Ok,
         reason: None,
         cases: 3,
         edge_cases: 0,
@@ -48,7 +51,7 @@ pub fn function_task(task_id: &str, repo_id: &str) -> FunctionTask {
         arcs_total: 2,
         branches_covered: 0,
         branches_total: 0,
-        stop: "full coverage".into(),
+        stop: SearchStop::FullCoverage,
         mutants_total: 4,
         mutants_killed: 4,
         mutation_score: Some(1.0),
@@ -65,14 +68,20 @@ pub fn function_task(task_id: &str, repo_id: &str) -> FunctionTask {
 pub fn validation(task_id: &str, valid: bool) -> Validation {
     Validation {
         task_id: task_id.into(),
-        family: "function".into(),
+        family: Family::Function,
         original_passes: valid,
         null_fails: true,
         stable: true,
+        status: if valid {
+            ValidationStatus::Valid
+        } else {
+            ValidationStatus::Invalid
+        },
         valid,
         cases: 3,
         original_seconds: 0.01,
         reason: (!valid).then(|| "original_fails".to_string()),
-        isolation: "namespaces".into(),
+        isolation: Isolation::Namespaces,
+        input_hash: "input".into(),
     }
 }

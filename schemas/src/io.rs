@@ -77,24 +77,9 @@ pub fn write_table<T: Table>(dir: &Path, rows: &[T]) -> Result<PathBuf, TableErr
     Ok(path)
 }
 
-/// Writes `rows` to `path` (a table of a run, say), atomically: the rows go to a temporary
-/// file in the same folder, which is flushed and then renamed into place, so a reader sees
-/// either the old table or the new one, never half of one.
+/// Writes `rows` to `path` (a table of a run, say), atomically (see [`write_atomic`]): a
+/// reader sees either the old table or the new one, never half of one, also after a crash.
 pub fn write_table_to<T: Table>(path: &Path, rows: &[T]) -> Result<(), TableError> {
-    let io_err = |source| TableError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(parent).map_err(io_err)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", T::NAME))
-        .suffix(".tmp")
-        .tempfile_in(parent)
-        .map_err(io_err)?;
     let schema = T::schema();
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
@@ -108,29 +93,93 @@ pub fn write_table_to<T: Table>(path: &Path, rows: &[T]) -> Result<(), TableErro
         table: T::NAME,
         detail: e.to_string(),
     };
-    {
-        let mut writer = ArrowWriter::try_new(tmp.as_file_mut(), schema.clone(), Some(props))
-            .map_err(|e| convert(&e))?;
-        let fields = schema.fields().to_vec();
-        for chunk in rows.chunks(BATCH_ROWS) {
-            let batch = serde_arrow::to_record_batch(&fields, &chunk).map_err(|e| convert(&e))?;
-            let batch = batch.with_schema(schema.clone()).map_err(|e| convert(&e))?;
-            writer.write(&batch).map_err(|e| convert(&e))?;
-        }
-        writer.close().map_err(|e| convert(&e))?;
+    // A conversion error is the rows' fault (a bug), not the disk's: keep it apart.
+    let mut failed: Option<TableError> = None;
+    let written = write_atomic(path, |file| {
+        let run = || -> Result<(), TableError> {
+            let mut writer =
+                ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| convert(&e))?;
+            let fields = schema.fields().to_vec();
+            for chunk in rows.chunks(BATCH_ROWS) {
+                let batch =
+                    serde_arrow::to_record_batch(&fields, &chunk).map_err(|e| convert(&e))?;
+                let batch = batch.with_schema(schema.clone()).map_err(|e| convert(&e))?;
+                writer.write(&batch).map_err(|e| convert(&e))?;
+            }
+            writer.close().map_err(|e| convert(&e))?;
+            Ok(())
+        };
+        run().map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("the table could not be encoded")
+        })
+    });
+    match (written, failed) {
+        (_, Some(e)) => Err(e),
+        (Err(source), None) => Err(TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+        (Ok(()), None) => Ok(()),
     }
-    // Temporary files are created 0600; a table is as readable as any file the user writes.
+}
+
+/// The one atomic write of freshbench: `fill` writes the content into a temporary file in
+/// `path`'s folder (created if missing), which is then synced to disk, made readable
+/// (0644, as any file the user writes), renamed over `path`, and the folder synced too, so
+/// that after a crash or a power loss `path` holds either its old content or the whole new
+/// one. On an error the temporary file is removed and `path` is untouched.
+pub fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let parent = parent_of(path);
+    fs::create_dir_all(parent)?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(parent)?;
+    fill(tmp.as_file_mut())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
         tmp.as_file()
-            .set_permissions(fs::Permissions::from_mode(0o644))
-            .map_err(io_err)?;
+            .set_permissions(fs::Permissions::from_mode(0o644))?;
     }
-    tmp.as_file_mut().flush().map_err(io_err)?;
-    tmp.as_file().sync_all().map_err(io_err)?;
-    tmp.persist(path).map_err(|e| io_err(e.error))?;
-    Ok(())
+    tmp.as_file_mut().flush()?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(parent)
+}
+
+/// [`write_atomic`] of bytes.
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic(path, |f| f.write_all(bytes))
+}
+
+/// Renames `from` to `to` (a file or a folder built beside its final place) and syncs the
+/// folder that holds `to`, so the rename survives a crash.
+pub fn rename_durably(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::rename(from, to)?;
+    sync_dir(parent_of(to))
+}
+
+/// Syncs a folder's entries (a rename or a new file in it) to disk. Filesystems that cannot
+/// sync a folder (some network and FUSE ones refuse with `EINVAL`) are not an error.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    match File::open(dir).and_then(|d| d.sync_all()) {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+        other => other,
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Reads `DIR/<table>.parquet` into rows, checking its version and columns.

@@ -11,14 +11,19 @@
 
 pub mod cli;
 pub mod describe;
+pub mod enums;
 pub mod examples;
 pub mod id;
 pub mod io;
 mod macros;
+pub mod pool;
+pub mod shards;
+pub mod spdx;
 pub mod table;
 pub mod tables;
 pub mod types;
 
+pub use enums::*;
 pub use io::{
     read_table, read_table_from, table_exists, table_path, write_table, write_table_to, TableError,
 };
@@ -27,4 +32,4 @@ pub use tables::*;
 pub use types::Timestamp;
 
 /// The version of the table contract. Bump it when any table's columns change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;

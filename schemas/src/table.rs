@@ -22,6 +22,8 @@ pub struct ColumnDoc {
     pub data_type: DataType,
     pub nullable: bool,
     pub doc: String,
+    /// The values a text column may hold (a closed vocabulary), if it is one.
+    pub values: Option<&'static [&'static str]>,
 }
 
 /// A row type whose columns are documented (tables and nested records).

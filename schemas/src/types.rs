@@ -15,6 +15,27 @@ pub trait ArrowType {
     const NULLABLE: bool = false;
     /// The Arrow data type of a column of this type.
     fn data_type() -> DataType;
+    /// The values a text column may hold, for a closed vocabulary ([`crate::text_enum!`]).
+    fn values() -> Option<&'static [&'static str]> {
+        None
+    }
+}
+
+/// Text that is none of a vocabulary's values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a {what}; expected one of {}", list(allowed))]
+pub struct UnknownText {
+    pub what: &'static str,
+    pub text: String,
+    pub allowed: &'static [&'static str],
+}
+
+fn list(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 macro_rules! prim {
@@ -39,11 +60,17 @@ impl<T: ArrowType> ArrowType for Option<T> {
     fn data_type() -> DataType {
         T::data_type()
     }
+    fn values() -> Option<&'static [&'static str]> {
+        T::values()
+    }
 }
 
 impl<T: ArrowType> ArrowType for Vec<T> {
     fn data_type() -> DataType {
         DataType::List(Arc::new(Field::new("item", T::data_type(), T::NULLABLE)))
+    }
+    fn values() -> Option<&'static [&'static str]> {
+        T::values()
     }
 }
 
@@ -70,15 +97,25 @@ impl Timestamp {
     }
 
     /// Parse `YYYY-MM-DD` or an RFC 3339 time (`YYYY-MM-DDTHH:MM:SS[.frac][Z|±HH:MM]`).
+    /// Only real calendar dates and times are read: `2026-02-30`, `2026-04-31`, `24:00:00`
+    /// or a month 13 give `None`, never a date rolled over into the next month.
     #[allow(clippy::many_single_char_names)] // y, m, d, h, s: the fields of a date
     pub fn parse(text: &str) -> Option<Self> {
         let t = text.trim();
         let date = t.get(..10)?;
-        let mut it = date.split('-');
-        let y: i64 = it.next()?.parse().ok()?;
-        let m: i64 = it.next()?.parse().ok()?;
-        let d: i64 = it.next()?.parse().ok()?;
-        if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        let b = date.as_bytes();
+        let shaped = b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+        if !shaped {
+            return None;
+        }
+        let y: i64 = date[..4].parse().ok()?;
+        let m: i64 = date[5..7].parse().ok()?;
+        let d: i64 = date[8..10].parse().ok()?;
+        if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
             return None;
         }
         let mut secs = days_from_civil(y, m, d) * 86_400;
@@ -92,6 +129,10 @@ impl Timestamp {
         let h: i64 = p.next()?.parse().ok()?;
         let mi: i64 = p.next()?.parse().ok()?;
         let s: i64 = p.next()?.parse().ok()?;
+        let digits = |x: &str| x.len() == 2 && x.bytes().all(|c| c.is_ascii_digit());
+        if !hms.split(':').all(digits) || h > 23 || mi > 59 || s > 59 {
+            return None;
+        }
         secs += h * 3600 + mi * 60 + s;
         let mut tail = &rest[8..];
         let mut micros = 0i64;
@@ -113,8 +154,14 @@ impl Timestamp {
                     b'-' => -1,
                     _ => return None,
                 };
+                if tz.len() != 6 || tz.as_bytes()[3] != b':' {
+                    return None;
+                }
                 let oh: i64 = tz.get(1..3)?.parse().ok()?;
                 let om: i64 = tz.get(4..6)?.parse().ok()?;
+                if oh > 23 || om > 59 {
+                    return None;
+                }
                 secs -= sign * (oh * 3600 + om * 60);
             }
         }
@@ -141,6 +188,16 @@ impl std::fmt::Display for Timestamp {
             r / 60 % 60,
             r % 60
         )
+    }
+}
+
+/// Days in month `m` (1-12) of year `y` of the proleptic Gregorian calendar.
+pub fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        4 | 6 | 9 | 11 => 30,
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        _ => 31,
     }
 }
 
@@ -183,5 +240,35 @@ mod tests {
         assert_eq!(z.date_string(), "2024-03-01");
         assert!(Timestamp::parse("2024-13-01").is_none());
         assert!(Timestamp::parse("yesterday").is_none());
+    }
+
+    /// Regression: `2026-02-30` was read as 2 March, so `crawl --since 2026-02-30` ran
+    /// with a cutoff nobody wrote.
+    #[test]
+    fn impossible_dates_and_times_are_refused() {
+        for bad in [
+            "2026-02-30",
+            "2026-02-29",
+            "2026-04-31",
+            "2026-00-10",
+            "2026-01-00",
+            "2026-1-01",
+            "20260-01-01",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01T10:60:00Z",
+            "2026-01-01T10:00:61Z",
+            "2026-01-01T10:00:00+25:00",
+            "2026-01-01T10:00:00+0200",
+            "+026-01-01",
+        ] {
+            assert!(Timestamp::parse(bad).is_none(), "{bad} was accepted");
+        }
+        assert_eq!(
+            Timestamp::parse("2024-02-29").unwrap().date_string(),
+            "2024-02-29"
+        );
+        assert!(Timestamp::parse("2000-02-29").is_some());
+        assert!(Timestamp::parse("1900-02-29").is_none());
+        assert!(Timestamp::parse("2026-12-31T23:59:59Z").is_some());
     }
 }

@@ -4,17 +4,18 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use schemas::{
-    examples, read_table, write_table, File, LineRange, Param, Repo, TableError, Timestamp,
+    examples, read_table, write_table, File, FileKind, FileStatus, LicenseSource, LineRange, Param,
+    ParamKind, Repo, RepoStatus, SourceKind, TableError, Timestamp,
 };
 
 fn repo(i: i64) -> Repo {
     Repo {
-        source: "pypi".into(),
+        source: SourceKind::Pypi,
         spec: format!("pypi:pkg{i}"),
         version: Some("1.0".into()),
         published_at: Some(Timestamp::from_unix_seconds(1_700_000_000 + i)),
         license: Some("MIT".into()),
-        license_source: Some("metadata".into()),
+        license_source: Some(LicenseSource::Metadata),
         files_total: i,
         ..examples::repo(&format!("{i:032x}"), &format!("pkg{i}"))
     }
@@ -35,11 +36,11 @@ fn nested_columns_round_trip() {
     let rows = vec![File {
         repo_id: "r".into(),
         path: "a.py".into(),
-        kind: "source".into(),
+        kind: FileKind::Source,
         sha256: "00".into(),
         size: 3,
         content: Some("x=1".into()),
-        status: "ok".into(),
+        status: FileStatus::Ok,
         reason: None,
         changed_lines: Some(vec![LineRange { start: 1, end: 2 }]),
     }];
@@ -47,7 +48,7 @@ fn nested_columns_round_trip() {
     assert_eq!(read_table::<File>(dir.path()).unwrap(), rows);
     let _ = Param {
         name: "x".into(),
-        kind: "positional_or_keyword".into(),
+        kind: ParamKind::PositionalOrKeyword,
         annotation: None,
         default: None,
     };
@@ -147,7 +148,7 @@ proptest! {
         let rows: Vec<Repo> = names.iter().enumerate().map(|(i, (n, t, ok))| Repo {
             name: n.clone(),
             published_at: t.map(|t| Timestamp(t / 2)),
-            status: if *ok { "ok".into() } else { "error".into() },
+            status: if *ok { RepoStatus::Ok } else { RepoStatus::Error },
             reason: if *ok { None } else { Some(n.clone()) },
             ..repo(i as i64)
         }).collect();
@@ -169,4 +170,29 @@ fn tables_are_readable_by_others() {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o777,
         0o644
     );
+}
+
+/// A closed vocabulary is stored as text: another tool reads `status = 'ok'`, and a file
+/// whose column holds a value outside the vocabulary is refused naming the table, not
+/// read as some other status.
+#[test]
+fn statuses_are_text_in_the_file_and_unknown_text_is_refused() {
+    use arrow::array::{Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = repo(1);
+    r.status = RepoStatus::Skipped;
+    let path = write_table(dir.path(), &[r]).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let batch = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let col = batch.column_by_name("status").unwrap();
+    let text = col.as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(text.value(0), "skipped");
+    assert!(schemas::describe::markdown().contains("Values: `ok`, `skipped`, `error`."));
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use freshbench_tests::{pipeline, run, run_ok};
-use schemas::{Candidate, Execution, FunctionTask, Score, Validation};
+use schemas::{Candidate, Execution, Fingerprint, FunctionTask, Score, Validation};
 
 fn d(dir: &Path) -> &str {
     dir.to_str().expect("utf-8 temp path")
@@ -80,7 +80,10 @@ fn valid_tasks(dir: &Path) -> Vec<String> {
 fn validations_check_every_ok_task() {
     let dir = dataset();
     let tasks: Vec<FunctionTask> = schemas::read_table(dir).unwrap();
-    let ok: Vec<&FunctionTask> = tasks.iter().filter(|t| t.status == "ok").collect();
+    let ok: Vec<&FunctionTask> = tasks
+        .iter()
+        .filter(|t| t.status == "ok".parse().unwrap())
+        .collect();
     let v: Vec<Validation> = schemas::read_table(dir).unwrap();
     assert_eq!(v.len(), ok.len(), "one validation per ok task");
     for row in &v {
@@ -121,7 +124,10 @@ fn reference_solvers_pass_all_none_and_some() {
     let pass_rate = |name: &str| {
         let e = executions(dir, name);
         assert_eq!(e.len(), valid.len(), "{name}: one execution per answer");
-        e.iter().filter(|e| e.status == "pass").count() as f64 / e.len() as f64
+        e.iter()
+            .filter(|e| e.status == "pass".parse().unwrap())
+            .count() as f64
+            / e.len() as f64
     };
     assert!(
         (pass_rate("oracle") - 1.0).abs() < 1e-9,
@@ -135,7 +141,11 @@ fn reference_solvers_pass_all_none_and_some() {
         .iter()
         .chain(&executions(dir, "mutant"))
     {
-        assert_eq!(e.fingerprint.is_none(), e.status == "pass", "{e:?}");
+        assert_eq!(
+            e.fingerprint.is_none(),
+            e.status == "pass".parse().unwrap(),
+            "{e:?}"
+        );
         assert!(e.cases_passed <= e.cases_total);
     }
 
@@ -161,7 +171,7 @@ fn reference_solvers_pass_all_none_and_some() {
         let s: Vec<Score> =
             schemas::read_table_from(&dir.join("runs").join(name).join("scores.parquet")).unwrap();
         s.iter()
-            .find(|s| s.breakdown == "overall" && s.k == 1)
+            .find(|s| s.breakdown == "overall".parse().unwrap() && s.k == 1)
             .expect("an overall pass@1 row")
             .pass_at_k
     };
@@ -190,7 +200,7 @@ fn task_named(dir: &Path, name: &str) -> FunctionTask {
     let tasks: Vec<FunctionTask> = schemas::read_table(dir).unwrap();
     tasks
         .into_iter()
-        .find(|t| t.entry_point == name && t.status == "ok")
+        .find(|t| t.entry_point == name && t.status == "ok".parse().unwrap())
         .unwrap_or_else(|| panic!("no ok task {name}"))
 }
 
@@ -198,17 +208,18 @@ fn candidate(run_name: &str, task: &FunctionTask, sample: i32, answer: &str) -> 
     Candidate {
         run: run_name.into(),
         task_id: task.task_id.clone(),
-        family: "function".into(),
+        family: "function".parse().unwrap(),
         sample,
         model: "command:hand-written".into(),
         prompt_hash: "0".repeat(64),
         answer: Some(answer.into()),
         raw: Some(answer.into()),
-        status: "ok".into(),
+        status: "ok".parse().unwrap(),
         error: None,
         tokens_in: None,
         tokens_out: None,
         latency_ms: 0.0,
+        input_hash: String::new(),
     }
 }
 
@@ -271,11 +282,11 @@ fn answers_that_cheat_or_break_get_what_they_deserve() {
         .collect();
     for (i, (want, _)) in answers.iter().enumerate() {
         let e = &got[&(i as i32)];
-        assert_eq!(&e.status, want, "sample {i}: {e:?}");
+        assert_eq!(e.status.as_str(), *want, "sample {i}: {e:?}");
     }
-    assert_eq!(got[&1].fingerprint.as_deref(), Some("syntax"));
-    assert_eq!(got[&2].fingerprint.as_deref(), Some("runtime"));
-    assert_eq!(got[&3].fingerprint.as_deref(), Some("logic"));
+    assert_eq!(got[&1].fingerprint, Some(Fingerprint::Syntax));
+    assert_eq!(got[&2].fingerprint, Some(Fingerprint::Runtime));
+    assert_eq!(got[&3].fingerprint, Some(Fingerprint::Logic));
     assert!(got[&3].cases_passed > 0 && got[&3].cases_passed < got[&3].cases_total);
     assert!(got[&3].detail.as_deref().unwrap_or("").contains("expected"));
 
@@ -306,7 +317,7 @@ fn answers_that_cheat_or_break_get_what_they_deserve() {
     }
     run_ok(
         "execute",
-        &["-q", "--data", d(dir), "--run", "hand", "--merge"],
+        &["-q", "--data", d(dir), "--run", "hand", "--merge-shards"],
     );
     assert_eq!(strip(before), strip(executions(dir, "hand")));
     assert!(!rdir.join("executions-1-of-3.parquet").exists());
@@ -330,4 +341,261 @@ fn bad_input_says_what_to_do() {
     let out = run("execute", &["--data", d(empty.path()), "--validate"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("synthesize-tests"));
+}
+
+/// A `command:` model for the rerun tests: it answers from a table of answers written by
+/// the test, and with `flaky` it fails (exit 1, as an endpoint outage would) the first time
+/// it is asked for about half of the tasks, and answers after.
+const MODEL: &str = r#"
+import json, os, sys
+state, answers, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+task = json.load(sys.stdin)
+tid = task["task_id"]
+if mode == "flaky" and int(tid[:8], 16) % 2 == 0:
+    marker = os.path.join(state, "%s-%d" % (tid, task["sample"]))
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        sys.stderr.write("503 Service Unavailable\n")
+        sys.exit(1)
+sys.stdout.write(json.load(open(answers))[tid])
+"#;
+
+/// The spec of [`MODEL`] in `dir` (answers: the reference for two tasks in three, an empty
+/// body for the rest, so that pass@1 is neither 0 nor 1).
+fn flaky_model(dir: &Path, mode: &str) -> String {
+    let tasks: Vec<FunctionTask> = schemas::read_table(dir).unwrap();
+    let answers: BTreeMap<String, String> = tasks
+        .iter()
+        .map(|t| {
+            let wrong = u64::from_str_radix(&t.task_id[8..16], 16).unwrap() % 3 == 0;
+            let a = if wrong {
+                format!("def {}(*args, **kwargs):\n    return None\n", t.entry_point)
+            } else {
+                t.canonical_solution.clone()
+            };
+            (t.task_id.clone(), a)
+        })
+        .collect();
+    let model = dir.join("model.py");
+    let table = dir.join("answers.json");
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(&model, MODEL).unwrap();
+    std::fs::write(&table, serde_json::to_string(&answers).unwrap()).unwrap();
+    format!(
+        "command:python3 {} {} {} {mode}",
+        model.display(),
+        state.display(),
+        table.display()
+    )
+}
+
+fn pass_at_1(dir: &Path, run_name: &str) -> f64 {
+    run_ok("score", &["-q", "--data", d(dir), "--run", run_name]);
+    let s: Vec<Score> =
+        schemas::read_table_from(&dir.join("runs").join(run_name).join("scores.parquet")).unwrap();
+    s.iter()
+        .find(|s| s.breakdown == schemas::Breakdown::Overall && s.k == 1)
+        .expect("an overall pass@1 row")
+        .pass_at_k
+}
+
+/// The executions without what records when they ran, sorted.
+fn timeless(mut rows: Vec<Execution>) -> Vec<Execution> {
+    for e in &mut rows {
+        e.seconds = 0.0;
+    }
+    rows.sort_by(|a, b| (&a.task_id, a.sample).cmp(&(&b.task_id, b.sample)));
+    rows
+}
+
+/// Regression: `execute --run` kept an execution whenever (task, sample) matched, so the
+/// answers that `solve` recovered after an endpoint outage kept their old failed executions.
+/// An outage, then solve and execute again, scores exactly like a clean run.
+#[test]
+fn an_endpoint_outage_and_a_rerun_score_like_a_clean_run() {
+    let clean = copy_of(dataset());
+    let spec = flaky_model(clean.path(), "clean");
+    let p = d(clean.path());
+    run_ok(
+        "solve",
+        &["-q", "--data", p, "--run", "m", "--model", &spec],
+    );
+    run_ok("execute", &["-q", "--data", p, "--run", "m", "--no-envs"]);
+    let clean_pass = pass_at_1(clean.path(), "m");
+    assert!(clean_pass > 0.2 && clean_pass < 0.9, "{clean_pass}");
+
+    let flaky = copy_of(dataset());
+    let spec = flaky_model(flaky.path(), "flaky");
+    let p = d(flaky.path());
+    let first = run(
+        "solve",
+        &["-q", "--data", p, "--run", "m", "--model", &spec],
+    );
+    assert_eq!(first.status.code(), Some(1), "answers in error: lacking");
+    let cands: Vec<Candidate> =
+        schemas::read_table_from(&flaky.path().join("runs/m/candidates.parquet")).unwrap();
+    let errors = cands
+        .iter()
+        .filter(|c| c.status == schemas::AnswerStatus::Error)
+        .count();
+    assert!(
+        errors * 4 > cands.len() && errors * 4 < cands.len() * 3,
+        "about half fail: {errors} of {}",
+        cands.len()
+    );
+    run_ok("execute", &["-q", "--data", p, "--run", "m", "--no-envs"]);
+    assert!(pass_at_1(flaky.path(), "m") < clean_pass);
+    run_ok(
+        "solve",
+        &["-q", "--data", p, "--run", "m", "--model", &spec],
+    );
+    run_ok("execute", &["-q", "--data", p, "--run", "m", "--no-envs"]);
+    assert!(
+        (pass_at_1(flaky.path(), "m") - clean_pass).abs() < 1e-12,
+        "the rerun scores like the clean run"
+    );
+    assert_eq!(
+        timeless(executions(flaky.path(), "m")),
+        timeless(executions(clean.path(), "m"))
+    );
+}
+
+/// Regression: `--validate` kept a validation whenever the task's number of cases matched,
+/// so a task whose cases were made anew kept the verdict on its old cases.
+#[test]
+fn changed_cases_are_validated_again() {
+    let tmp = copy_of(dataset());
+    let dir = tmp.path();
+    let t = task_named(dir, "is_prime");
+    let valid = |dir: &Path| -> Validation {
+        let v: Vec<Validation> = schemas::read_table(dir).unwrap();
+        v.into_iter().find(|v| v.task_id == t.task_id).unwrap()
+    };
+    assert!(valid(dir).valid);
+    // The same number of cases, one of them changed: 7 is prime, 8 is not.
+    let mut cases: Vec<schemas::TestCase> = schemas::read_table(dir).unwrap();
+    let case = cases
+        .iter_mut()
+        .find(|c| c.task_id == t.task_id && c.expected_repr.as_deref() == Some("True"))
+        .expect("a case where is_prime returns True");
+    case.args = "[8]".into();
+    schemas::write_table(dir, &cases).unwrap();
+    run_ok(
+        "execute",
+        &[
+            "-q",
+            "--data",
+            d(dir),
+            "--validate",
+            "--no-envs",
+            "--jobs",
+            "2",
+        ],
+    );
+    let v = valid(dir);
+    assert!(!v.valid, "{v:?}");
+    assert!(
+        v.reason
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("original_fails"),
+        "{v:?}"
+    );
+    // The same table as a validation from scratch of the changed dataset.
+    let strip = |mut rows: Vec<Validation>| {
+        for v in &mut rows {
+            v.original_seconds = 0.0;
+        }
+        rows
+    };
+    let rerun: Vec<Validation> = schemas::read_table(dir).unwrap();
+    std::fs::remove_file(dir.join("validations.parquet")).unwrap();
+    run_ok(
+        "execute",
+        &[
+            "-q",
+            "--data",
+            d(dir),
+            "--validate",
+            "--no-envs",
+            "--jobs",
+            "2",
+        ],
+    );
+    let scratch: Vec<Validation> = schemas::read_table(dir).unwrap();
+    assert_eq!(strip(rerun), strip(scratch));
+}
+
+/// Regression: `execute --merge` merged whatever shard files it found and deleted them.
+#[test]
+fn a_merge_of_an_incomplete_shard_set_is_refused_and_keeps_the_files() {
+    let tmp = copy_of(dataset());
+    let dir = tmp.path();
+    let p = d(dir);
+    run_ok(
+        "solve",
+        &["-q", "--data", p, "--run", "o", "--model", "oracle"],
+    );
+    for s in ["1/3", "3/3"] {
+        run_ok(
+            "execute",
+            &["-q", "--data", p, "--run", "o", "--no-envs", "--shard", s],
+        );
+    }
+    let rdir = dir.join("runs").join("o");
+    let out = run(
+        "execute",
+        &["-q", "--data", p, "--run", "o", "--merge-shards"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2/3") && stderr.contains("missing"),
+        "{stderr}"
+    );
+    assert!(rdir.join("executions-1-of-3.parquet").is_file());
+    assert!(rdir.join("executions-3-of-3.parquet").is_file());
+    assert!(!rdir.join("executions.parquet").exists());
+    // A shard of another count beside them is refused too.
+    run_ok(
+        "execute",
+        &[
+            "-q",
+            "--data",
+            p,
+            "--run",
+            "o",
+            "--no-envs",
+            "--shard",
+            "1/2",
+        ],
+    );
+    let out = run(
+        "execute",
+        &["-q", "--data", p, "--run", "o", "--merge-shards"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("several shard counts"));
+    std::fs::remove_file(rdir.join("executions-1-of-2.parquet")).unwrap();
+    // Complete: merged, and the shard files go.
+    run_ok(
+        "execute",
+        &[
+            "-q",
+            "--data",
+            p,
+            "--run",
+            "o",
+            "--no-envs",
+            "--shard",
+            "2/3",
+        ],
+    );
+    run_ok(
+        "execute",
+        &["-q", "--data", p, "--run", "o", "--merge-shards"],
+    );
+    assert_eq!(executions(dir, "o").len(), valid_tasks(dir).len());
+    assert!(!rdir.join("executions-2-of-3.parquet").exists());
 }

@@ -132,7 +132,7 @@ fn every_file_kind_and_skip_reason_is_recorded() {
         .iter()
         .find(|m| m.path.ends_with("broken.py"))
         .expect("broken.py parsed");
-    assert_eq!(broken.parse_status, "syntax_error");
+    assert_eq!(broken.parse_status, "syntax_error".parse().unwrap());
     assert!(!broken.errors.is_empty());
     assert!(
         broken.functions > 0,

@@ -1,5 +1,6 @@
 //! Tables written by `classify`.
 
+use crate::enums::FunctionClass;
 use crate::table;
 
 table! {
@@ -9,8 +10,8 @@ table! {
         pub function_id: String,
         /// The repository.
         pub repo_id: String,
-        /// `self_contained`, `weakly_self_contained`, `repo_dependent` or `rejected`.
-        pub class: String,
+        /// The function's Code2Bench class.
+        pub class: FunctionClass,
         /// Every reason code that applies (`no_parameters`, `side_effect:print`, `randomness:random.random`, ...); for accepted functions, notes such as `uses:numpy`.
         pub reasons: Vec<String>,
         /// Allow-listed libraries it uses (weakly self-contained).

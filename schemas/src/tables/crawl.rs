@@ -1,5 +1,6 @@
 //! Tables written by `crawl`.
 
+use crate::enums::{FileKind, FileStatus, LicenseSource, RepoStatus, SourceKind};
 use crate::types::Timestamp;
 use crate::{record, table};
 
@@ -9,8 +10,8 @@ table! {
     pub struct Repo in "repos" written_by "crawl" {
         /// Content hash of the source kind, name and version or commit (32 hex digits).
         pub repo_id: String,
-        /// Where it came from: `path`, `git` or `pypi`.
-        pub source: String,
+        /// Where it came from.
+        pub source: SourceKind,
         /// The source exactly as given (`pypi:attrs==23.1.0`, `git:URL@REF`, `path:DIR`).
         pub spec: String,
         /// The project's name (package name, repository or folder name).
@@ -27,12 +28,12 @@ table! {
         pub url: Option<String>,
         /// SPDX identifier of its license, where metadata or a license file gives one that can be recognized.
         pub license: Option<String>,
-        /// Where the license came from: `metadata`, `classifier`, `license-file`.
-        pub license_source: Option<String>,
+        /// Where the license came from.
+        pub license_source: Option<LicenseSource>,
         /// The cutoff in force (`since` of the sources file), if any.
         pub cutoff: Option<Timestamp>,
-        /// `ok`, `skipped` (e.g. older than the cutoff) or `error` (could not be fetched or unpacked).
-        pub status: String,
+        /// `skipped`: e.g. older than the cutoff; `error`: could not be fetched or unpacked.
+        pub status: RepoStatus,
         /// Why it was skipped or failed; null when ok.
         pub reason: Option<String>,
         /// Files recorded in `files` for this repository (kept and skipped).
@@ -60,16 +61,16 @@ table! {
         pub repo_id: String,
         /// Path relative to the repository root, `/`-separated.
         pub path: String,
-        /// `source`, `test` (under a tests folder or named test_*.py / *_test.py / conftest.py) or `dependency` (pyproject.toml, setup.cfg, setup.py, requirements*.txt).
-        pub kind: String,
+        /// `test`: under a tests folder or named test_*.py / *_test.py / conftest.py; `dependency`: pyproject.toml, setup.cfg, setup.py, requirements*.txt.
+        pub kind: FileKind,
         /// sha256 of the raw bytes, hex.
         pub sha256: String,
         /// Size in bytes.
         pub size: i64,
         /// The text, UTF-8; null when the file was skipped.
         pub content: Option<String>,
-        /// `ok` or `skipped`.
-        pub status: String,
+        /// Whether the content was kept.
+        pub status: FileStatus,
         /// Why it was skipped (`not UTF-8`, `larger than N bytes`, ...); null when ok.
         pub reason: Option<String>,
         /// Line ranges changed by commits after the cutoff (git sources with a cutoff); null when unknown.

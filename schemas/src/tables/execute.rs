@@ -1,5 +1,6 @@
 //! Tables written by `execute` (and `slice`, which runs code through it).
 
+use crate::enums::{Family, Isolation, TestOutcome, ValidationStatus};
 use crate::{record, table};
 
 record! {
@@ -19,18 +20,22 @@ table! {
         pub repo_id: String,
         /// pytest node id.
         pub node_id: String,
-        /// `passed`, `failed`, `error`, `skipped`, `timeout`, or `env_error` (environment did not build).
-        pub outcome: String,
+        /// How the test ended (`env_error`: the environment did not build; `error`: also a test that ended its own process).
+        pub outcome: TestOutcome,
         /// Seconds (records when it ran).
         pub seconds: f64,
         /// Different outcomes over two runs.
         pub flaky: bool,
         /// Lines it executed, per repository file.
         pub lines: Vec<FileLines>,
-        /// The isolation the run had (`namespaces`, `rlimits-only`, `docker`).
-        pub isolation: String,
+        /// The isolation the run had.
+        pub isolation: Isolation,
         /// Message (failure, environment build output), capped.
         pub detail: Option<String>,
+        /// Hash of what produced the row: the repository's files, its requirements, the run's
+        /// options and execute's build id (32 hex digits); a rerun keeps the repository's rows
+        /// only when it still matches.
+        pub input_hash: String,
     }
 }
 
@@ -39,15 +44,18 @@ table! {
     pub struct Validation in "validations" written_by "execute" {
         /// The task.
         pub task_id: String,
-        /// `function`, `completion` or `assertion`.
-        pub family: String,
+        /// The task's family.
+        pub family: Family,
         /// The original solution passes every case.
         pub original_passes: bool,
         /// An empty solution fails.
         pub null_fails: bool,
         /// Same results over two runs.
         pub stable: bool,
-        /// Counts anywhere downstream (all three above).
+        /// `valid` when all three above hold; `infra` when the harness failed (nothing is
+        /// known of the task, and a rerun checks it again).
+        pub status: ValidationStatus,
+        /// Counts anywhere downstream (`status` is `valid`).
         pub valid: bool,
         /// Cases run.
         pub cases: i32,
@@ -56,7 +64,10 @@ table! {
         /// Why it is not valid.
         pub reason: Option<String>,
         /// The isolation the run had.
-        pub isolation: String,
+        pub isolation: Isolation,
+        /// Hash of what produced the row: the task, its cases, the judge's options and
+        /// execute's build id (32 hex digits); a rerun keeps the row only when it matches.
+        pub input_hash: String,
     }
 }
 
@@ -65,8 +76,8 @@ table! {
     pub struct Slice in "slices" written_by "slice" {
         /// The task.
         pub task_id: String,
-        /// `function`, `completion` or `assertion`.
-        pub family: String,
+        /// The task's family.
+        pub family: Family,
         /// ESV, reading load: lines of code of all functions in the dynamic slice.
         pub esv: i32,
         /// MCL, simulation depth: statements executed in the slice, with repetition.

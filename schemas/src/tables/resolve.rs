@@ -1,5 +1,6 @@
 //! Tables written by `resolve`.
 
+use crate::enums::{ParamKind, ParseStatus, RefKind, TargetType};
 use crate::{record, table};
 
 record! {
@@ -29,8 +30,8 @@ table! {
         pub module: String,
         /// Whether the file is a package's `__init__.py`.
         pub is_package: bool,
-        /// `ok` or `syntax_error`.
-        pub parse_status: String,
+        /// Whether the file parsed.
+        pub parse_status: ParseStatus,
         /// Where parsing failed; empty when ok.
         pub errors: Vec<SyntaxError>,
         /// Functions and methods found (including those in files with errors).
@@ -43,8 +44,8 @@ record! {
     pub struct Param {
         /// The name (without `*` or `**`).
         pub name: String,
-        /// `positional_only`, `positional_or_keyword`, `var_positional`, `keyword_only` or `var_keyword`.
-        pub kind: String,
+        /// How it is passed.
+        pub kind: ParamKind,
         /// The annotation's source text.
         pub annotation: Option<String>,
         /// The default value's source text.
@@ -122,16 +123,16 @@ table! {
         pub name: String,
         /// The longest dotted chain it is used through (`os.path.join`), the name alone when none.
         pub chain: String,
-        /// `builtin`, `stdlib`, `third_party`, `internal` or `unresolved`.
-        pub kind: String,
+        /// What it resolves to.
+        pub kind: RefKind,
         /// For stdlib and third-party: the top-level package (`os`, `numpy`); for internal: the module defining it.
         pub target_module: Option<String>,
         /// The fully qualified target the chain reaches (`os.path.join`, `pkg.util.helper`).
         pub target: Option<String>,
         /// For internal: the file defining it.
         pub target_path: Option<String>,
-        /// For internal: what it is (`function`, `class`, `variable`, `module`).
-        pub target_type: Option<String>,
+        /// For internal: what it is.
+        pub target_type: Option<TargetType>,
         /// Used as the callee of a call somewhere in the function.
         pub is_call: bool,
         /// Assigned to (through `global`/`nonlocal`) rather than only read.

@@ -1,5 +1,6 @@
 //! Tables of a run (`DIR/runs/<run>/`): a model's answers, their executions and scores.
 
+use crate::enums::{AnswerStatus, Breakdown, ExecStatus, Family, Fingerprint, Isolation};
 use crate::table;
 
 table! {
@@ -9,8 +10,8 @@ table! {
         pub run: String,
         /// The task.
         pub task_id: String,
-        /// `function`, `completion` or `assertion`.
-        pub family: String,
+        /// The task's family.
+        pub family: Family,
         /// Sample index, from 0.
         pub sample: i32,
         /// The model spec (`oracle`, `openai:MODEL@URL`, `command:PROG`).
@@ -21,8 +22,8 @@ table! {
         pub answer: Option<String>,
         /// What the model returned, before cleaning.
         pub raw: Option<String>,
-        /// `ok` or `error` (the model could not be asked).
-        pub status: String,
+        /// `error`: the model could not be asked (a rerun asks again).
+        pub status: AnswerStatus,
         /// Why it failed.
         pub error: Option<String>,
         /// Prompt tokens, when reported.
@@ -31,6 +32,10 @@ table! {
         pub tokens_out: Option<i64>,
         /// Milliseconds the answer took (records when it ran).
         pub latency_ms: f64,
+        /// Hash of what produced the answer: the model spec, the sampling options, the task's
+        /// prompt, the sample and solve's build id (32 hex digits); a rerun keeps an `ok`
+        /// answer only when it still matches.
+        pub input_hash: String,
     }
 }
 
@@ -43,20 +48,24 @@ table! {
         pub task_id: String,
         /// Sample index.
         pub sample: i32,
-        /// `pass`, `fail`, `error`, `timeout`, `memory`, `syntax` or `sandbox_violation`.
-        pub status: String,
+        /// How the candidate did (`infra`: the harness failed, not the candidate; left out of pass@k and run again by a rerun).
+        pub status: ExecStatus,
         /// Cases passed.
         pub cases_passed: i32,
         /// Cases run.
         pub cases_total: i32,
         /// Seconds (records when it ran).
         pub seconds: f64,
-        /// Failure diagnosis: `syntax`, `runtime`, `logic`, or null on a pass.
-        pub fingerprint: Option<String>,
+        /// Failure diagnosis; null on a pass and on `infra`.
+        pub fingerprint: Option<Fingerprint>,
         /// The first failure's message, capped.
         pub detail: Option<String>,
         /// The isolation the run had.
-        pub isolation: String,
+        pub isolation: Isolation,
+        /// Hash of what produced the row: the candidate's answer, the task and its cases, the
+        /// judge's options and execute's build id (32 hex digits); a rerun keeps the row only
+        /// when it matches (and never keeps an `infra` row).
+        pub input_hash: String,
     }
 }
 
@@ -65,8 +74,8 @@ table! {
     pub struct Score in "scores" written_by "score" {
         /// The run's name.
         pub run: String,
-        /// `overall`, `family`, `class`, `repo`, `difficulty` or `window`.
-        pub breakdown: String,
+        /// How the tasks are grouped.
+        pub breakdown: Breakdown,
         /// The group within the breakdown (`function`, `after_cutoff`, ...); `all` for overall.
         pub group_key: String,
         /// k of pass@k.

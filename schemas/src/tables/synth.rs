@@ -1,5 +1,6 @@
 //! Tables written by `synthesize-tests`.
 
+use crate::enums::{FunctionClass, PromptKind, SearchStop, TaskStatus};
 use crate::table;
 
 table! {
@@ -11,18 +12,18 @@ table! {
         pub function_id: String,
         /// The repository.
         pub repo_id: String,
-        /// `self_contained` or `weakly_self_contained`.
-        pub class: String,
+        /// The function's class (`self_contained` or `weakly_self_contained`).
+        pub class: FunctionClass,
         /// What the model gets: imports, signature and docstring.
         pub prompt: String,
-        /// `docstring` (the function's own) or `synthesized` (built from signature and cases).
-        pub prompt_kind: String,
+        /// `docstring`: the function's own; `synthesized`: built from signature and cases.
+        pub prompt_kind: PromptKind,
         /// The function's name, as the candidate must define it.
         pub entry_point: String,
         /// The original function (the reference solution), imports included.
         pub canonical_solution: String,
-        /// `ok`, or `rejected` with a reason.
-        pub status: String,
+        /// `rejected` comes with a reason.
+        pub status: TaskStatus,
         /// Why it was rejected (`nondeterministic`, `coverage`, `mutation_score`,
         /// `no_usable_input`, `load_error`, ...: the word before the first `:`), with details.
         pub reason: Option<String>,
@@ -39,8 +40,8 @@ table! {
         pub branches_covered: i32,
         /// Branch arcs of the original in all (0 for straight-line code).
         pub branches_total: i32,
-        /// Why the search stopped: `full coverage`, `call budget`, `time budget`, `no progress`.
-        pub stop: String,
+        /// Why the search stopped.
+        pub stop: SearchStop,
         /// Mutants generated.
         pub mutants_total: i32,
         /// Mutants some case told apart from the original.
@@ -56,8 +57,8 @@ table! {
         pub search_seconds: f64,
         /// Time the whole synthesis took (search, determinism re-check, mutants), seconds.
         pub seconds: f64,
-        /// Hash of the options that shape the result (budgets, gates); a rerun with other
-        /// options redoes the task.
+        /// Hash of what shapes the result: the function, the options (budgets, gates) and
+        /// synthesize-tests' build id; a rerun redoes the task when it differs.
         pub config_hash: String,
     }
 }

@@ -36,7 +36,7 @@ pub struct Args {
     /// effects, decorators, types, limits); see stages/classify/classify.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Print the built-in config and exit.
+    /// Print the built-in config and exit (no --data needed).
     #[arg(long)]
     pub print_default_config: bool,
 }
@@ -65,7 +65,7 @@ pub fn classify_all(
             Classification {
                 function_id: f.function_id.clone(),
                 repo_id: f.repo_id.clone(),
-                class: v.class.as_str().to_string(),
+                class: v.class,
                 reasons: v.reasons,
                 libraries: v.libraries,
                 internal_deps: v.internal_deps,
@@ -87,7 +87,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         Some(path) => Config::load(path)?,
         None => Config::builtin(),
     };
-    let dir = &args.common.data;
+    let dir = args.common.data()?;
     let functions: Vec<Function> =
         schemas::read_table(dir).context("reading the functions found by resolve")?;
     let references: Vec<Reference> =
@@ -103,11 +103,11 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 fn print_summary(rows: &[Classification]) -> std::io::Result<()> {
     // writeln!, not println!: a closed pipe (`| head`) must end the stage quietly.
     let mut out = std::io::stdout().lock();
-    let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_class: BTreeMap<Class, usize> = BTreeMap::new();
     let mut by_reason: BTreeMap<String, usize> = BTreeMap::new();
     for r in rows {
-        *by_class.entry(r.class.as_str()).or_default() += 1;
-        if r.class == "rejected" {
+        *by_class.entry(r.class).or_default() += 1;
+        if r.class == Class::Rejected {
             for reason in &r.reasons {
                 // The family of a reason: `side_effect:io:builtins.print` -> `side_effect:io`.
                 let family: Vec<&str> = reason.split(':').take(2).collect();
@@ -121,15 +121,11 @@ fn print_summary(rows: &[Classification]) -> std::io::Result<()> {
         }
     }
     writeln!(out, "classified {} functions", rows.len())?;
-    for class in [
-        "self_contained",
-        "weakly_self_contained",
-        "repo_dependent",
-        "rejected",
-    ] {
+    for class in Class::ALL {
         writeln!(
             out,
-            "  {class:<22} {:>7}",
+            "  {:<22} {:>7}",
+            class.as_str(),
             by_class.get(class).copied().unwrap_or(0)
         )?;
     }

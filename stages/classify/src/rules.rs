@@ -1,28 +1,11 @@
 //! The rules: one function and the references it makes in, its class and reasons out.
 
-use schemas::{Function, Reference};
+use schemas::{Function, RefKind, Reference};
 
 use crate::config::Config;
 
 /// The four classes of DESIGN.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Class {
-    SelfContained,
-    WeaklySelfContained,
-    RepoDependent,
-    Rejected,
-}
-
-impl Class {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::SelfContained => "self_contained",
-            Class::WeaklySelfContained => "weakly_self_contained",
-            Class::RepoDependent => "repo_dependent",
-            Class::Rejected => "rejected",
-        }
-    }
-}
+pub use schemas::FunctionClass as Class;
 
 /// The verdict on one function.
 #[derive(Debug, Clone, PartialEq)]
@@ -233,26 +216,26 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
                 format!("side_effect:writes_globals:{}", r.name),
             );
         }
-        match r.kind.as_str() {
-            "internal" => {
+        match r.kind {
+            RefKind::Internal => {
                 // A closure variable of an enclosing function is not code of the repository.
                 if !is_closure_variable(f, target) {
                     push(&mut internal_deps, target.to_string());
                 }
             }
-            "unresolved" => push(&mut reasons, format!("unresolved:{}", r.chain)),
-            "builtin" | "stdlib" | "third_party" => match judge(config, target) {
+            RefKind::Unresolved => push(&mut reasons, format!("unresolved:{}", r.chain)),
+            RefKind::Builtin | RefKind::Stdlib | RefKind::ThirdParty => match judge(config, target)
+            {
                 Use::Effect(reason) => {
                     push(&mut reasons, format!("{}:{target}", effect_code(reason)));
                 }
                 Use::Allowed(lib) => push(&mut libraries, lib.to_string()),
-                Use::Other if r.kind == "builtin" => {}
+                Use::Other if r.kind == RefKind::Builtin => {}
                 Use::Other => {
                     let top = r.target_module.as_deref().unwrap_or(&r.name);
                     push(&mut reasons, format!("library_not_allowed:{top}"));
                 }
             },
-            _ => push(&mut reasons, format!("unknown_reference_kind:{}", r.kind)),
         }
     }
 

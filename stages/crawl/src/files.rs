@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use schemas::{File, LineRange};
+use schemas::{File, FileStatus, LineRange};
 
 use crate::tree::{Entry, Tree};
 
@@ -13,22 +13,7 @@ const ROOT_DEPENDENCY_FILES: &[&str] = &["pyproject.toml", "setup.cfg", "setup.p
 const TEST_DIRS: &[&str] = &["tests", "test", "testing"];
 
 /// The `files.kind` of a recorded file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Source,
-    Test,
-    Dependency,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Source => "source",
-            Kind::Test => "test",
-            Kind::Dependency => "dependency",
-        }
-    }
-}
+pub use schemas::FileKind as Kind;
 
 /// Gives the changed line ranges of a file from its path and text.
 pub type ChangedLines<'a> = &'a dyn Fn(&str, &str) -> Vec<LineRange>;
@@ -136,10 +121,14 @@ pub fn file_row(repo_id: &str, path: &str, kind: Kind, entry: &Entry, max_file_b
     File {
         repo_id: repo_id.to_string(),
         path: path.to_string(),
-        kind: kind.as_str().to_string(),
+        kind,
         sha256: sha256.clone(),
         size: size as i64,
-        status: if reason.is_some() { "skipped" } else { "ok" }.to_string(),
+        status: if reason.is_some() {
+            FileStatus::Skipped
+        } else {
+            FileStatus::Ok
+        },
         content,
         reason,
         changed_lines: None,
@@ -208,8 +197,8 @@ mod tests {
             100,
         );
         assert_eq!(
-            (ok.status.as_str(), ok.content.as_deref(), ok.size),
-            ("ok", Some("x = 1\n"), 9)
+            (ok.status, ok.content.as_deref(), ok.size),
+            (FileStatus::Ok, Some("x = 1\n"), 9)
         );
         let bad = file_row("r", "a.py", Kind::Source, &file(Some(b"ab\xffc"), 4), 100);
         assert_eq!(
@@ -219,8 +208,8 @@ mod tests {
         assert!(bad.content.is_none());
         let big = file_row("r", "a.py", Kind::Source, &file(None, 500), 100);
         assert_eq!(
-            (big.status.as_str(), big.reason.as_deref(), big.size),
-            ("skipped", Some("larger than 100 bytes"), 500)
+            (big.status, big.reason.as_deref(), big.size),
+            (FileStatus::Skipped, Some("larger than 100 bytes"), 500)
         );
         let link = file_row(
             "r",

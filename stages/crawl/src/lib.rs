@@ -28,7 +28,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use schemas::cli::{CommonArgs, Outcome};
-use schemas::{File, Repo, Timestamp};
+use schemas::{File, FileStatus, Repo, RepoStatus, Timestamp};
 use url::Url;
 
 use crate::repo::Crawled;
@@ -135,7 +135,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Vec<SourceSpec>, Context)> {
             )
         })?;
     let ctx = Context {
-        data: args.common.data.clone(),
+        data: args.common.data()?.to_path_buf(),
         cutoff,
         index_url,
         max_file_bytes: args.max_file_bytes,
@@ -165,9 +165,9 @@ pub fn crawl_all(ctx: &Context, specs: &[SourceSpec], mut each: impl FnMut(&Craw
         let earlier = out
             .repos
             .iter()
-            .find(|r| r.repo_id == done.repo.repo_id && r.status == "ok");
-        if let (Some(first), "ok") = (earlier, done.repo.status.as_str()) {
-            done.repo.status = "skipped".to_string();
+            .find(|r| r.repo_id == done.repo.repo_id && r.status == RepoStatus::Ok);
+        if let (Some(first), RepoStatus::Ok) = (earlier, done.repo.status) {
+            done.repo.status = RepoStatus::Skipped;
             done.repo.reason = Some(format!("same repository as source `{}`", first.spec));
             done.repo.files_total = 0;
             done.repo.files_skipped = 0;
@@ -183,7 +183,7 @@ pub fn crawl_all(ctx: &Context, specs: &[SourceSpec], mut each: impl FnMut(&Craw
 /// Runs the stage: crawls, writes both tables, prints the summary.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let (specs, ctx) = plan(args)?;
-    let data = &args.common.data;
+    let data = args.common.data()?;
     std::fs::create_dir_all(data).with_context(|| {
         format!(
             "cannot create the dataset directory {}; give a writable --data",
@@ -214,10 +214,18 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let _ = std::fs::remove_dir(ctx.tmp_root());
     let repos_path = schemas::write_table(data, &crawl.repos).context("writing the repos table")?;
     let files_path = schemas::write_table(data, &crawl.files).context("writing the files table")?;
-    let count = |s: &str| crawl.repos.iter().filter(|r| r.status == s).count();
-    let (ok, skipped, errors) = (count("ok"), count("skipped"), count("error"));
-    let files_skipped = crawl.files.iter().filter(|f| f.status != "ok").count();
-    for r in crawl.repos.iter().filter(|r| r.status == "error") {
+    let count = |s: RepoStatus| crawl.repos.iter().filter(|r| r.status == s).count();
+    let (ok, skipped, errors) = (
+        count(RepoStatus::Ok),
+        count(RepoStatus::Skipped),
+        count(RepoStatus::Error),
+    );
+    let files_skipped = crawl
+        .files
+        .iter()
+        .filter(|f| f.status != FileStatus::Ok)
+        .count();
+    for r in crawl.repos.iter().filter(|r| r.status == RepoStatus::Error) {
         eprintln!(
             "crawl: source `{}` failed: {}",
             r.spec,

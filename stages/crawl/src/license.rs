@@ -9,6 +9,8 @@
 //! license file (or a metadata field naming the clauses) tells BSD-2-Clause from
 //! BSD-3-Clause. GPL-family texts without an "or later" notice are recorded as `-only`.
 
+use schemas::LicenseSource;
+
 /// What a repository says about its license, gathered from its metadata and files.
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
@@ -27,7 +29,7 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct License {
     pub id: String,
-    pub source: &'static str,
+    pub source: LicenseSource,
 }
 
 /// SPDX identifiers recognised by name (any case), with the current form of deprecated ones.
@@ -83,13 +85,13 @@ const SPDX_IDS: &[(&str, &str)] = &[
 pub fn detect(evidence: &Evidence) -> Option<License> {
     let found = |id: String, source| Some(License { id, source });
     if let Some(id) = evidence.expressions.iter().find_map(|e| from_expression(e)) {
-        return found(id, "metadata");
+        return found(id, LicenseSource::Metadata);
     }
     if let Some(id) = evidence.texts.iter().find_map(|t| from_name(t)) {
-        return found(id, "metadata");
+        return found(id, LicenseSource::Metadata);
     }
     if let Some(id) = from_classifiers(&evidence.classifiers) {
-        return found(id, "classifier");
+        return found(id, LicenseSource::Classifier);
     }
     let mut ids: Vec<&str> = evidence
         .files
@@ -105,7 +107,7 @@ pub fn detect(evidence: &Evidence) -> Option<License> {
         }
     }
     match ids[..] {
-        [id] => found(id.to_string(), "license-file"),
+        [id] => found(id.to_string(), LicenseSource::LicenseFile),
         _ => None,
     }
 }
@@ -119,45 +121,13 @@ fn spdx_id(token: &str) -> Option<&'static str> {
 }
 
 /// Checks and normalises an SPDX license expression (`MIT OR Apache-2.0`,
-/// `(MIT AND BSD-3-Clause) WITH LLVM-exception`). Known identifiers get their current
-/// form; other well-formed identifiers (`LicenseRef-...`) are kept as written.
+/// `GPL-2.0-or-later WITH Classpath-exception-2.0`) with the one SPDX reader
+/// ([`schemas::spdx`]). Known identifiers get their current form; other well-formed
+/// identifiers (`LicenseRef-...`) are kept as written.
 pub fn from_expression(expr: &str) -> Option<String> {
-    let spaced = expr.replace('(', " ( ").replace(')', " ) ");
-    let mut out: Vec<String> = Vec::new();
-    let (mut depth, mut want_operand, mut after_with) = (0i32, true, false);
-    for token in spaced.split_whitespace() {
-        let upper = token.to_ascii_uppercase();
-        match token {
-            "(" if want_operand => depth += 1,
-            ")" if !want_operand && depth > 0 => depth -= 1,
-            _ if ["AND", "OR", "WITH"].contains(&upper.as_str()) && !want_operand => {
-                want_operand = true;
-                after_with = upper == "WITH";
-                out.push(upper);
-                continue;
-            }
-            _ if want_operand && is_id_token(token) => {
-                want_operand = false;
-                let id = if after_with { None } else { spdx_id(token) };
-                out.push(id.map_or_else(|| token.to_string(), str::to_string));
-                continue;
-            }
-            _ => return None,
-        }
-        out.push(token.to_string());
-    }
-    if want_operand || depth != 0 {
-        return None;
-    }
-    Some(out.join(" ").replace("( ", "(").replace(" )", ")"))
-}
-
-fn is_id_token(token: &str) -> bool {
-    let core = token.strip_suffix('+').unwrap_or(token);
-    !core.is_empty()
-        && core
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+    let parsed = schemas::spdx::parse(expr).ok()?;
+    let canonical = parsed.map_ids(&|id| spdx_id(&id).map_or(id, str::to_string));
+    Some(canonical.to_string())
 }
 
 /// An SPDX id from a license field: an SPDX id or expression of known ids, a well-known

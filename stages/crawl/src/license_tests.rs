@@ -373,7 +373,7 @@ fn evidence_order_and_sources() {
         detect(&e),
         Some(License {
             id: "MIT".into(),
-            source: "license-file"
+            source: LicenseSource::LicenseFile
         })
     );
     e.classifiers
@@ -382,13 +382,13 @@ fn evidence_order_and_sources() {
         detect(&e),
         Some(License {
             id: "Apache-2.0".into(),
-            source: "classifier"
+            source: LicenseSource::Classifier
         })
     );
     e.texts.push("BSD".into());
     assert_eq!(
         detect(&e).unwrap().source,
-        "classifier",
+        LicenseSource::Classifier,
         "an ambiguous field falls through"
     );
     e.texts.push("ISC".into());
@@ -396,7 +396,7 @@ fn evidence_order_and_sources() {
         detect(&e),
         Some(License {
             id: "ISC".into(),
-            source: "metadata"
+            source: LicenseSource::Metadata
         })
     );
     e.expressions.push("MPL-2.0".into());
@@ -404,7 +404,7 @@ fn evidence_order_and_sources() {
         detect(&e),
         Some(License {
             id: "MPL-2.0".into(),
-            source: "metadata"
+            source: LicenseSource::Metadata
         })
     );
     assert_eq!(detect(&Evidence::default()), None);

@@ -3,8 +3,6 @@
 //! one), its source distribution downloaded (or taken from the cache), checked against
 //! the published sha256 and read in memory.
 
-use std::path::Path;
-
 use schemas::Timestamp;
 use serde_json::Value;
 use url::Url;
@@ -264,24 +262,11 @@ fn download(ctx: &Context, url: &Url, file: &str, expected: &str) -> Result<Vec<
         });
     }
     if let Some(path) = cached {
-        if let Err(e) = store(&path, &bytes) {
+        if let Err(e) = schemas::io::write_bytes_atomic(&path, &bytes) {
             tracing::warn!(path = %path.display(), error = %e, "could not keep the archive in the cache");
         }
     }
     Ok(bytes)
-}
-
-/// Writes a cache file atomically.
-fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".download.")
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Turning what a source gave into its `repos` row and `files` rows, the same way for
 //! every source kind.
 
-use schemas::{File, Repo, Timestamp};
+use schemas::{File, FileStatus, Repo, RepoStatus, SourceKind, Timestamp};
 
 use crate::files::{file_rows, ChangedLines};
 use crate::license::License;
@@ -18,7 +18,7 @@ pub struct Crawled {
 /// What is known of a repository while it is being crawled.
 #[derive(Debug, Clone)]
 pub struct Draft {
-    pub source: &'static str,
+    pub source: SourceKind,
     pub spec: String,
     pub name: String,
     pub version: Option<String>,
@@ -49,14 +49,14 @@ impl Draft {
     /// Content hash of the source kind, the name and the version (pypi) or commit (git,
     /// path). A source that failed before either was known is identified by its spec.
     pub fn repo_id(&self) -> String {
-        let which = if self.source == "pypi" {
+        let which = if self.source == SourceKind::Pypi {
             self.version.as_ref().or(self.commit.as_ref())
         } else {
             self.commit.as_ref().or(self.version.as_ref())
         };
         let which = which.unwrap_or(&self.spec);
         schemas::id::content_id(&[
-            self.source.as_bytes(),
+            self.source.as_str().as_bytes(),
             self.name.as_bytes(),
             which.as_bytes(),
         ])
@@ -74,15 +74,15 @@ impl Draft {
         })
     }
 
-    fn row(self, status: &str, reason: Option<String>, files: &[File]) -> Repo {
+    fn row(self, status: RepoStatus, reason: Option<String>, files: &[File]) -> Repo {
         let repo_id = self.repo_id();
         let (license, license_source) = match self.license {
-            Some(l) => (Some(l.id), Some(l.source.to_string())),
+            Some(l) => (Some(l.id), Some(l.source)),
             None => (None, None),
         };
         Repo {
             repo_id,
-            source: self.source.to_string(),
+            source: self.source,
             spec: self.spec,
             name: self.name,
             version: self.version,
@@ -93,17 +93,17 @@ impl Draft {
             license,
             license_source,
             cutoff: self.cutoff,
-            status: status.to_string(),
+            status,
             reason,
             files_total: files.len() as i64,
-            files_skipped: files.iter().filter(|f| f.status != "ok").count() as i64,
+            files_skipped: files.iter().filter(|f| f.status != FileStatus::Ok).count() as i64,
         }
     }
 
     /// A repository left out on purpose (older than the cutoff, a duplicate).
     pub fn skipped(self, reason: String) -> Crawled {
         Crawled {
-            repo: self.row("skipped", Some(reason), &[]),
+            repo: self.row(RepoStatus::Skipped, Some(reason), &[]),
             files: Vec::new(),
         }
     }
@@ -111,7 +111,7 @@ impl Draft {
     /// A repository that could not be fetched or read.
     pub fn error(self, reason: String) -> Crawled {
         Crawled {
-            repo: self.row("error", Some(reason), &[]),
+            repo: self.row(RepoStatus::Error, Some(reason), &[]),
             files: Vec::new(),
         }
     }
@@ -125,7 +125,7 @@ impl Draft {
     ) -> Crawled {
         let files = file_rows(&self.repo_id(), tree, max_file_bytes, changed);
         Crawled {
-            repo: self.row("ok", None, &files),
+            repo: self.row(RepoStatus::Ok, None, &files),
             files,
         }
     }
@@ -151,6 +151,6 @@ mod tests {
             "released 2023-06-30 is before the cutoff 2024-01-01"
         );
         let row = d.skipped("old".into()).repo;
-        assert_eq!((row.status.as_str(), row.files_total), ("skipped", 0));
+        assert_eq!((row.status, row.files_total), (RepoStatus::Skipped, 0));
     }
 }

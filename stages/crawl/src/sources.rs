@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use schemas::Timestamp;
+use schemas::{SourceKind, Timestamp};
 use serde::Deserialize;
 
 /// A bad source spec or sources file.
@@ -27,7 +27,7 @@ pub enum SourceError {
          `since = \"2024-01-01\"`, `index_url = \"https://pypi.org/pypi\"`, `sources = [\"pypi:attrs\"]`"
     )]
     BadFile { path: PathBuf, problem: String },
-    #[error("cutoff `{text}` ({origin}) is not a date; write it as YYYY-MM-DD")]
+    #[error("cutoff `{text}` ({origin}) is not a calendar date; write it as YYYY-MM-DD with a day the month has, e.g. 2026-06-01")]
     BadDate { text: String, origin: String },
 }
 
@@ -50,11 +50,11 @@ pub enum Source {
 
 impl Source {
     /// The source kind as stored in `repos.source`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> SourceKind {
         match self {
-            Source::Pypi { .. } => "pypi",
-            Source::Git { .. } => "git",
-            Source::Path { .. } => "path",
+            Source::Pypi { .. } => SourceKind::Pypi,
+            Source::Git { .. } => SourceKind::Git,
+            Source::Path { .. } => SourceKind::Path,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use common::{have_git, listing, run, tables};
 use schemas::cli::Outcome;
-use schemas::{LineRange, Timestamp};
+use schemas::{LineRange, RepoStatus, Timestamp};
 
 const ISC: &str = "Permission to use, copy, modify, and/or distribute this software for any\n\
     purpose with or without fee is hereby granted, provided that the above\n\
@@ -129,7 +129,10 @@ fn git_changed_lines_since_the_cutoff() {
     assert_eq!(head.url.as_deref(), Some(url.as_str()));
     assert_eq!(head.version.as_deref(), Some("0.1.0"));
     assert_eq!(
-        (head.license.as_deref(), head.license_source.as_deref()),
+        (
+            head.license.as_deref(),
+            head.license_source.map(schemas::LicenseSource::as_str)
+        ),
         (Some("ISC"), Some("license-file"))
     );
     assert_eq!(
@@ -194,7 +197,7 @@ fn git_cutoffs_after_head_before_history_and_none() {
     let mod_lines = |data: &Path| {
         let (repos, files) = tables(data);
         let f = files.into_iter().find(|f| f.path == "pkg/mod.py");
-        (repos[0].status.clone(), f.map(|f| f.changed_lines))
+        (repos[0].status, f.map(|f| f.changed_lines))
     };
 
     let data = tmp.path().join("after");
@@ -213,12 +216,12 @@ fn git_cutoffs_after_head_before_history_and_none() {
     run(&data, &["--since", "2020-01-01", &spec]).unwrap();
     assert_eq!(
         mod_lines(&data),
-        ("ok".to_string(), Some(Some(vec![r(1, 7)])))
+        (RepoStatus::Ok, Some(Some(vec![r(1, 7)])))
     );
 
     let data = tmp.path().join("none");
     run(&data, &[&spec]).unwrap();
-    assert_eq!(mod_lines(&data), ("ok".to_string(), Some(None)));
+    assert_eq!(mod_lines(&data), (RepoStatus::Ok, Some(None)));
 
     let data = tmp.path().join("badref");
     let missing = format!("git:{}", tmp.path().join("no-such-repo").display());
@@ -301,7 +304,10 @@ fn path_symlinks_are_skipped_rows_and_runs_are_deterministic() {
         ("ok", "path", "pathdemo", Some("2.0"))
     );
     assert_eq!(
-        (r.license.as_deref(), r.license_source.as_deref()),
+        (
+            r.license.as_deref(),
+            r.license_source.map(schemas::LicenseSource::as_str)
+        ),
         (Some("ISC"), Some("license-file"))
     );
     assert_eq!(

@@ -4,7 +4,7 @@ mod common;
 
 use common::{listing, run, tables, tar_gz, tar_gz_files, Release, Server};
 use schemas::cli::Outcome;
-use schemas::Timestamp;
+use schemas::{RepoStatus, Timestamp};
 
 const PYPROJECT: &[u8] = b"[project]\nname = \"demo\"\nversion = \"1.1\"\n";
 
@@ -91,7 +91,10 @@ fn good_release_latest_and_pinned_with_relative_url() {
         Timestamp::parse("2024-05-06T07:08:09.123456Z")
     );
     assert_eq!(
-        (r.license.as_deref(), r.license_source.as_deref()),
+        (
+            r.license.as_deref(),
+            r.license_source.map(schemas::LicenseSource::as_str)
+        ),
         (Some("MIT"), Some("metadata"))
     );
     assert_eq!(r.commit.as_ref().map(String::len), Some(32));
@@ -153,7 +156,10 @@ fn good_release_latest_and_pinned_with_relative_url() {
     );
     assert_eq!(p.published_at, Timestamp::parse("2024-01-02T01:04:05Z"));
     assert_eq!(
-        (p.license.as_deref(), p.license_source.as_deref()),
+        (
+            p.license.as_deref(),
+            p.license_source.map(schemas::LicenseSource::as_str)
+        ),
         (Some("Apache-2.0"), Some("classifier"))
     );
     assert_eq!(files.iter().filter(|f| f.repo_id == p.repo_id).count(), 6);
@@ -397,7 +403,7 @@ fn pinned_release_found_in_the_project_document_when_the_mirror_has_no_release_d
     assert!(files
         .iter()
         .any(|f| f.repo_id == repos[0].repo_id && f.path == "src/demo/__init__.py"));
-    assert_eq!(repos[1].status, "error");
+    assert_eq!(repos[1].status, RepoStatus::Error);
     assert!(
         repos[1]
             .reason

@@ -739,7 +739,10 @@ def _session_main(req_r, rw, nonce, ctx):
         send(dumps(payload))
 
 
-def _child_pytest(req, rw, nonce, ctx):
+def _child_pytest(req, rw, nonce, ctx, pw=-1):
+    """Runs a pytest session. `pw`: the progress channel, where each test's node id is
+    written when it starts (`S nodeid\\n`) and `E\\n` when it ends, so that the runner can
+    name the test that was running when the process died or hung."""
     dumps, write, exit_, flush = marshal.dumps, os.write, os._exit, _flush
     violations = ctx["violations"]
     rootdir = os.path.abspath(req.get("rootdir") or ".")
@@ -751,14 +754,31 @@ def _child_pytest(req, rw, nonce, ctx):
     try:
         import pytest
 
+        def progress(line):
+            if pw != -1:
+                try:
+                    write(pw, line.encode("utf-8", "replace") + b"\n")
+                except OSError:
+                    pass
+
         class Collector:
             @pytest.hookimpl(hookwrapper=True)
             def pytest_runtest_protocol(self, item, nextitem):
+                progress("S " + item.nodeid)
+                seen = len(violations)
                 if cov is not None:
                     cov.switch_context(item.nodeid)
                 yield
                 if cov is not None:
                     cov.switch_context("")
+                if len(violations) > seen:
+                    # The test itself tripped the sandbox: it is charged, not its neighbours.
+                    r = results.setdefault(item.nodeid, ["error", 0.0, ""])
+                    if item.nodeid not in order:
+                        order.append(item.nodeid)
+                    r[0] = "error"
+                    r[2] = ("sandbox violation: " + "; ".join(violations[seen:seen + 3]))[:2000]
+                progress("E")
 
             def pytest_runtest_logreport(self, report):
                 nid = report.nodeid
@@ -1192,11 +1212,12 @@ class Runner:
         rr, rw = os.pipe()
         or_, ow = os.pipe()
         er, ew = os.pipe()
+        pr, pw = os.pipe()
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             try:
-                self._enter_child((rr, or_, er), ow, ew, limits)
+                self._enter_child((rr, or_, er, pr), ow, ew, limits)
                 violations = []
                 ctx = {"violations": violations, "scratch": self.scratch, "coverage": self.coverage,
                        "writable": (self.work, self.scratch),
@@ -1204,19 +1225,20 @@ class Runner:
                                           violations,
                                           allow_loopback=self.pid == 1,
                                           code_guard_file=os.path.abspath(__file__))}
-                _child_pytest(req, rw, nonce, ctx)
+                _child_pytest(req, rw, nonce, ctx, pw)
             finally:
                 os._exit(70)
         _WATCHED.add(pid)
         os.close(rw)
         os.close(ow)
         os.close(ew)
+        os.close(pw)
         try:
             pidfd = os.pidfd_open(pid)
         except (AttributeError, OSError):  # Python < 3.9 or Linux < 5.3: poll instead
             pidfd = -1
         sel = selectors.DefaultSelector()
-        bufs = {rr: bytearray(), or_: bytearray(), er: bytearray()}
+        bufs = {rr: bytearray(), or_: bytearray(), er: bytearray(), pr: bytearray()}
         for fd in bufs:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
@@ -1272,6 +1294,10 @@ class Runner:
                     open_fds.discard(fd)
                     continue
                 bufs[fd] += chunk
+                if fd == pr and len(bufs[pr]) > 65536:
+                    # Only the last test matters: keep the tail, from a line's start.
+                    tail = bytes(bufs[pr][-32768:])
+                    bufs[pr] = bytearray(tail[tail.find(b"\n") + 1:])
                 if status is None and (len(bufs[or_]) + len(bufs[er]) > cap or len(bufs[rr]) > result_cap):
                     status = "output_limit"
                     self.kill_rest(pid)
@@ -1291,6 +1317,14 @@ class Runner:
         out = {"stdout": bytes(bufs[or_][:cap]).decode("utf-8", "replace"),
                "stderr": bytes(bufs[er][:cap]).decode("utf-8", "replace"),
                "wall_seconds": elapsed}
+        running = None
+        for line in bytes(bufs[pr]).decode("utf-8", "replace").split("\n"):
+            if line.startswith("S "):
+                running = line[2:]
+            elif line == "E":
+                running = None
+        if running:
+            out["running_test"] = running
         raw = bytes(bufs[rr])
         if status is not None:
             out["status"] = status

@@ -42,20 +42,16 @@ impl WorkerSpec {
     }
 }
 
-/// `$FRESHBENCH_PYTHON` when set, else `.tools/venv/bin/python` (of the current directory or
-/// the workspace) when present, else `python3` found on `PATH`.
+/// `$FRESHBENCH_PYTHON` when set, else the tools' interpreter `.tools/venv/bin/python` of
+/// the working directory or of a folder above the running binary (a checkout's
+/// `target/debug/execute` finds the checkout's tools), else `python3` found on `PATH`. Found
+/// at run time: nothing of the machine that built the binary is baked into it.
 pub fn default_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("FRESHBENCH_PYTHON") {
+    if let Some(p) = std::env::var_os("FRESHBENCH_PYTHON").filter(|p| !p.is_empty()) {
         return resolve_dir(Path::new(&p));
     }
-    let candidates = [
-        PathBuf::from(".tools/venv/bin/python"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/python"),
-    ];
-    for c in candidates {
-        if c.exists() {
-            return resolve_dir(&c);
-        }
+    if let Some(found) = find_tool("python") {
+        return resolve_dir(&found);
     }
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
@@ -66,6 +62,21 @@ pub fn default_interpreter() -> PathBuf {
         }
     }
     PathBuf::from("/usr/bin/python3")
+}
+
+/// `.tools/venv/bin/NAME` (the tools `make setup` installs) of the working directory, else
+/// of the nearest folder above the running binary that has it.
+pub fn find_tool(name: &str) -> Option<PathBuf> {
+    let rel = Path::new(".tools/venv/bin").join(name);
+    if rel.exists() {
+        return Some(rel);
+    }
+    std::env::current_exe()
+        .ok()?
+        .ancestors()
+        .skip(1)
+        .map(|d| d.join(&rel))
+        .find(|p| p.exists())
 }
 
 /// `p` with its folder made absolute and free of symlinks and `..`, its last component kept
@@ -137,6 +148,18 @@ pub enum ExecError {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+impl ExecError {
+    /// Whether no worker may start by this configuration (isolation required but missing,
+    /// a refused fallback), which a rerun on the same machine would not change: the stage
+    /// stops. Other start failures are the harness's on one occasion (`infra`).
+    pub fn is_configuration(&self) -> bool {
+        matches!(
+            self,
+            ExecError::IsolationUnavailable { .. } | ExecError::RootFallback { .. }
+        )
+    }
 }
 
 /// Why a worker could not answer a request; the worker is then dead (the caller starts a

@@ -32,11 +32,35 @@ impl<'a> Batch<'a> {
         self.limits = *limits;
     }
 
-    /// Runs one request. A worker that dies or hangs on it gives the request status `crash`
-    /// or `timeout` (or `harness_error` for a protocol bug) and is replaced for the next one.
-    /// `Err` only when a worker cannot be started at all (no interpreter, isolation required
-    /// but missing).
+    /// Runs one request. A worker that hangs on it gives the request status `timeout` (or
+    /// `harness_error` for a protocol bug) and is replaced for the next one. A worker that
+    /// dies on it is replaced and the request run once more on the new one: a second death
+    /// charges the request (`crash`), while a first death that does not repeat was the
+    /// host's doing (an outside kill, a lost process), not the code's. `Err` only when a
+    /// worker cannot be started at all (no interpreter, isolation required but missing).
     pub fn run(&mut self, req: &Request) -> Result<Outcome, ExecError> {
+        match self.try_run(req)? {
+            Ok(o) => Ok(o),
+            Err((Failure::Died(first), _, _)) => {
+                tracing::debug!(%first, "the worker died; running the request once more on a new one");
+                match self.try_run(req)? {
+                    Ok(o) => Ok(o),
+                    Err((failure, isolation, wall)) => Ok(Self::charge(&failure, isolation, wall)),
+                }
+            }
+            Err((failure, isolation, wall)) => Ok(Self::charge(&failure, isolation, wall)),
+        }
+    }
+
+    /// One attempt: the outcome, or the failure that ended the worker.
+    #[allow(clippy::type_complexity)] // one private return shape
+    fn try_run(
+        &mut self,
+        req: &Request,
+    ) -> Result<
+        Result<Outcome, (Failure, crate::protocol::Isolation, std::time::Duration)>,
+        ExecError,
+    > {
         let worker = match self.worker.as_mut() {
             Some(w) => w,
             None => self
@@ -46,23 +70,26 @@ impl<'a> Batch<'a> {
         let isolation = worker.isolation();
         let t0 = Instant::now();
         match worker.call(req, &self.limits) {
-            Ok(o) => Ok(o),
+            Ok(o) => Ok(Ok(o)),
             Err(failure) => {
-                let status = match failure {
-                    Failure::Timeout(_) => Status::Timeout,
-                    Failure::Died(_) => Status::Crash,
-                    Failure::Protocol(_) => Status::HarnessError,
-                };
                 tracing::debug!(%failure, "worker lost; the next request starts a new one");
                 self.worker = None;
-                Ok(Outcome::failed(
-                    status,
-                    failure.to_string(),
-                    isolation,
-                    t0.elapsed(),
-                ))
+                Ok(Err((failure, isolation, t0.elapsed())))
             }
         }
+    }
+
+    fn charge(
+        failure: &Failure,
+        isolation: crate::protocol::Isolation,
+        wall: std::time::Duration,
+    ) -> Outcome {
+        let status = match failure {
+            Failure::Timeout(_) => Status::Timeout,
+            Failure::Died(_) => Status::Crash,
+            Failure::Protocol(_) => Status::HarnessError,
+        };
+        Outcome::failed(status, failure.to_string(), isolation, wall)
     }
 }
 

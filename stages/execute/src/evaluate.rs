@@ -1,30 +1,38 @@
 //! The two stage jobs that judge solutions of function tasks ([`crate::tasks`]):
 //!
 //! - `--validate`: every `ok` task is run with its original solution (twice: in a worker
-//!   with hash randomization off and in one with `PYTHONHASHSEED=1`) and with an empty one;
+//!   with hash randomization off and in one with `PYTHONHASHSEED=1`) and with its empty
+//!   solution (the body replaced by `pass`, the same text the `null` solver answers);
 //!   `validations` says per task whether the original passes every case, the empty body
 //!   fails, and the results are the same over both runs. Only valid tasks count downstream.
 //! - `--run NAME`: every answer of `runs/NAME/candidates` is run against its task's cases;
 //!   `runs/NAME/executions` gets its status, cases passed and the failure fingerprint.
 //!
-//! Both are resumable (rows already written are kept; a checkpoint is written every 30 s)
-//! and run `--jobs` workers side by side, one persistent worker per interpreter per job.
+//! Both are resumable: a rerun keeps a row only when the hash of exactly what produced it
+//! (the candidate's answer, the task and its cases, where its code runs, the judge's options
+//! and execute's build id: [`crate::BUILD_ID`]) still matches, and never keeps an `infra`
+//! row (the harness failed: a rerun tries again). Rows are written every few seconds
+//! ([`schemas::cli::Checkpoint`]) and at the end, and `--jobs` threads of the one pool
+//! ([`schemas::pool`]) run side by side, each with one persistent worker pair per
+//! interpreter. `--run` splits with `--shard i/n`, and `--merge-shards` joins a complete set
+//! of shard files ([`schemas::shards`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
-use schemas::cli::{check_run_name, CommonArgs, Outcome as StageOutcome};
-use schemas::{Candidate, Execution, FunctionTask, Validation};
+use schemas::cli::{check_run_name, CommonArgs, Outcome as StageOutcome, ResumeArgs, Shard};
+use schemas::{
+    AnswerStatus, Candidate, ExecStatus, Execution, Family, Isolation, Validation, ValidationStatus,
+};
 
-use crate::backend::{Backend, WorkerSpec};
+use crate::backend::{Backend, ExecError, WorkerSpec};
 use crate::batch::Batch;
 use crate::process::{ProcessBackend, ProcessOptions};
-use crate::tasks::{self, Interpreters, JudgeOptions, TaskCases, Verdict};
+use crate::tasks::{self, CodeRef, Interpreters, JudgeOptions, TaskCases, Verdict};
 
 /// What both jobs share.
 #[derive(Debug, Clone)]
@@ -37,36 +45,9 @@ pub struct EvalOptions {
     pub python: PathBuf,
     /// How to build environments for tasks that import third-party packages (`None`: don't).
     pub envs: Option<crate::env::EnvConfig>,
-    /// `(i, n)` of `--shard i/n`.
-    pub shard: Option<(usize, usize)>,
-    /// Seconds between checkpoints.
-    pub checkpoint: Duration,
-}
-
-/// Writes the rows made so far now and then, so that a killed run keeps them.
-struct Checkpoint {
-    every: Duration,
-    last: Instant,
-}
-
-impl Checkpoint {
-    fn every(every: Duration) -> Checkpoint {
-        Checkpoint {
-            every,
-            last: Instant::now(),
-        }
-    }
-
-    /// Saves `rows` when the last save is older than the interval; a failed save is logged
-    /// (the final one, which the caller makes, reports its error).
-    fn now_and_then<T>(&mut self, rows: &T, save: impl Fn(&T) -> anyhow::Result<()>) {
-        if self.last.elapsed() > self.every {
-            if let Err(e) = save(rows) {
-                tracing::warn!(error = %e, "checkpoint failed");
-            }
-            self.last = Instant::now();
-        }
-    }
+    /// `--shard i/n`.
+    pub shard: Option<Shard>,
+    pub resume: ResumeArgs,
 }
 
 /// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed.
@@ -99,68 +80,65 @@ impl<'b> Workers<'b> {
     }
 }
 
-/// Runs `work` over `items` on `jobs` threads, each with its own [`Workers`]; `sink` gets
-/// each result on the calling thread, in completion order. Stops early when a worker
-/// cannot start at all (that error is returned).
+/// Runs `work` over `items` on the pool with `opts.jobs` threads, each with its own
+/// [`Workers`]; `sink` gets each result on the calling thread as it finishes. Stops early
+/// when no worker may start by configuration (that error is returned).
 fn parallel<T: Sync, R: Send>(
     opts: &EvalOptions,
     items: &[T],
-    work: impl Fn(&mut Workers<'_>, &T) -> anyhow::Result<R> + Sync,
-    mut sink: impl FnMut(usize, R),
-) -> anyhow::Result<()> {
+    work: impl Fn(&mut Workers<'_>, &T) -> Result<R, ExecError> + Sync,
+    mut sink: impl FnMut(R),
+) -> Result<(), ExecError> {
     let backend = ProcessBackend::new(ProcessOptions {
         require_isolation: opts.require_isolation,
         ..ProcessOptions::default()
     });
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<R>)>();
-    let mut fatal = None;
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.clamp(1, items.len().max(1)) {
-            let tx = tx.clone();
-            let (next, failed, backend, work) = (&next, &failed, &backend, &work);
-            scope.spawn(move || {
-                let mut workers = Workers {
-                    backend,
-                    limits: opts.judge.limits,
-                    pairs: HashMap::new(),
-                };
-                while !failed.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = work(&mut workers, item);
-                    if r.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    if tx.send((i, r)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (i, r) in rx {
-            match r {
-                Ok(r) => sink(i, r),
-                Err(e) => {
-                    fatal.get_or_insert(e);
-                }
-            }
-        }
-    });
-    match fatal {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    schemas::pool::stream(
+        items,
+        opts.jobs,
+        || Workers {
+            backend: &backend,
+            limits: opts.judge.limits,
+            pairs: HashMap::new(),
+        },
+        work,
+        |_, r| {
+            sink(r);
+            ControlFlow::Continue(())
+        },
+    )
 }
 
-fn interpreters(
-    dir: &Path,
-    tasks: &[&FunctionTask],
-    opts: &EvalOptions,
-) -> anyhow::Result<Interpreters> {
-    Interpreters::prepare(dir, tasks, opts.python.clone(), opts.envs.clone())
+/// The hash of what makes a validation: the task, its cases, where it runs, the judge and
+/// this build.
+fn validation_hash(t: &TaskCases, placement: &str, judge: &JudgeOptions) -> String {
+    schemas::id::content_id(&[
+        b"validation/1",
+        crate::BUILD_ID.as_bytes(),
+        t.task.task_id.as_bytes(),
+        t.task.entry_point.as_bytes(),
+        t.task.canonical_solution.as_bytes(),
+        tasks::cases_digest(t).as_bytes(),
+        placement.as_bytes(),
+        judge.digest().as_bytes(),
+    ])
+}
+
+/// The hash of what makes an execution: the candidate's answer, its task and cases, where
+/// it runs, the judge and this build.
+fn execution_hash(c: &Candidate, t: &TaskCases, placement: &str, judge: &JudgeOptions) -> String {
+    schemas::id::content_id(&[
+        b"execution/1",
+        crate::BUILD_ID.as_bytes(),
+        c.task_id.as_bytes(),
+        &c.sample.to_le_bytes(),
+        c.status.as_str().as_bytes(),
+        c.answer.as_deref().unwrap_or("").as_bytes(),
+        t.task.entry_point.as_bytes(),
+        tasks::cases_digest(t).as_bytes(),
+        placement.as_bytes(),
+        judge.digest().as_bytes(),
+    ])
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,22 +146,30 @@ fn interpreters(
 
 /// `execute --validate`.
 pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<StageOutcome> {
-    let dir = &common.data;
+    let dir = common.data()?;
     let all = tasks::load_function_tasks(dir)?;
+    let refs: Vec<CodeRef<'_>> = all.iter().map(|t| (&t.task).into()).collect();
+    let mut interp = Interpreters::plan(dir, &refs, opts.python.clone())?;
+    let hashes: HashMap<&str, String> = all
+        .iter()
+        .map(|t| {
+            (
+                t.task.task_id.as_str(),
+                validation_hash(t, &interp.key_of((&t.task).into()), &opts.judge),
+            )
+        })
+        .collect();
     let old: Vec<Validation> = if !opts.force && schemas::table_exists::<Validation>(dir) {
         schemas::read_table(dir).context("reading the validations written before")?
     } else {
         Vec::new()
     };
-    // A row is kept when its task still has the same number of cases (a task whose cases
-    // were made again with other options is checked again).
-    let cases_of: HashMap<&str, usize> = all
-        .iter()
-        .map(|t| (t.task.task_id.as_str(), t.cases.len()))
-        .collect();
+    // A row is kept when what made it is unchanged (the task, its cases, the judge, this
+    // build) and it is not the harness's failure.
     let mut done: BTreeMap<String, Validation> = old
         .into_iter()
-        .filter(|v| cases_of.get(v.task_id.as_str()) == Some(&(v.cases as usize)))
+        .filter(|v| v.status != ValidationStatus::Infra)
+        .filter(|v| hashes.get(v.task_id.as_str()) == Some(&v.input_hash))
         .map(|v| (v.task_id.clone(), v))
         .collect();
     let todo: Vec<&TaskCases> = all
@@ -196,10 +182,10 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         todo = todo.len(),
         "validating function tasks"
     );
-    let task_rows: Vec<&FunctionTask> = todo.iter().map(|t| &t.task).collect();
-    let interp = interpreters(dir, &task_rows, opts)?;
+    let todo_refs: Vec<CodeRef<'_>> = todo.iter().map(|t| (&t.task).into()).collect();
+    interp.build(&todo_refs, opts.envs.clone())?;
     let bar = schemas::cli::progress(common, todo.len() as u64, "tasks");
-    let mut checkpoint = Checkpoint::every(opts.checkpoint);
+    let mut checkpoint = opts.resume.checkpoint()?;
     let save = |done: &BTreeMap<String, Validation>| -> anyhow::Result<()> {
         let rows: Vec<Validation> = done.values().cloned().collect();
         schemas::write_table(dir, &rows).context("writing validations")?;
@@ -208,18 +194,38 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     let result = parallel(
         opts,
         &todo,
-        |workers, t| validate_one(workers, &interp, t, &opts.judge),
-        |_, v| {
+        |workers, t| {
+            validate_one(
+                workers,
+                &interp,
+                t,
+                &hashes[t.task.task_id.as_str()],
+                &opts.judge,
+            )
+        },
+        |v| {
             bar.inc(1);
             done.insert(v.task_id.clone(), v);
-            checkpoint.now_and_then(&done, save);
+            if checkpoint.due() {
+                if let Err(e) = save(&done) {
+                    tracing::warn!(error = %e, "checkpoint failed");
+                }
+            }
         },
     );
     bar.finish_and_clear();
     save(&done)?;
-    result.context("a worker could not start; the validations made so far are saved, rerun to complete the rest")?;
+    result.context("no worker may start; the validations made so far are saved")?;
     let rows: Vec<&Validation> = done.values().collect();
-    let valid = rows.iter().filter(|v| v.valid).count();
+    let count = |s: ValidationStatus| rows.iter().filter(|v| v.status == s).count();
+    let valid = count(ValidationStatus::Valid);
+    let skipped = rows
+        .iter()
+        .filter(|v| {
+            v.status == ValidationStatus::Infra && tasks::skipped_on_request(v.reason.as_deref())
+        })
+        .count();
+    let infra = count(ValidationStatus::Infra) - skipped;
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for v in rows.iter().filter(|v| !v.valid) {
         let r = v.reason.as_deref().unwrap_or("?");
@@ -234,7 +240,19 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     for (r, n) in &reasons {
         writeln!(out, "  {r:<24} {n}")?;
     }
-    Ok(if valid == 0 && !rows.is_empty() {
+    if skipped > 0 {
+        writeln!(
+            out,
+            "  {skipped} tasks need their repository's environment, not built (--no-envs)"
+        )?;
+    }
+    if infra > 0 {
+        writeln!(
+            out,
+            "  {infra} tasks could not be checked (infra: the harness failed); rerun the same command to check them"
+        )?;
+    }
+    Ok(if (valid == 0 && !rows.is_empty()) || infra > 0 {
         StageOutcome::Lacking
     } else {
         StageOutcome::Success
@@ -245,20 +263,28 @@ fn validate_one(
     workers: &mut Workers<'_>,
     interp: &Interpreters,
     t: &TaskCases,
+    input_hash: &str,
     judge: &JudgeOptions,
-) -> anyhow::Result<Validation> {
+) -> Result<Validation, ExecError> {
     let task = &t.task;
     let base = Validation {
         task_id: task.task_id.clone(),
-        family: "function".into(),
+        family: Family::Function,
         original_passes: false,
         null_fails: false,
         stable: false,
+        status: ValidationStatus::Invalid,
         valid: false,
         cases: t.cases.len() as i32,
         original_seconds: 0.0,
         reason: None,
-        isolation: String::new(),
+        isolation: Isolation::None,
+        input_hash: input_hash.to_string(),
+    };
+    let infra = |why: String| Validation {
+        status: ValidationStatus::Infra,
+        reason: Some(format!("infra: {why}")),
+        ..base.clone()
     };
     if t.cases.is_empty() {
         return Ok(Validation {
@@ -266,21 +292,28 @@ fn validate_one(
             ..base
         });
     }
-    let (python, preload) = match interp.for_task(task) {
-        Ok(p) => p,
-        Err(why) => {
+    let null = match tasks::null_solution(task) {
+        Ok(n) => n,
+        Err(e) => {
             return Ok(Validation {
-                reason: Some(format!("environment: {why}")),
+                reason: Some(format!("no_null_solution: the reference solution: {e}")),
                 ..base
             })
         }
     };
+    let (python, preload) = match interp.for_task(task) {
+        Ok(p) => p,
+        Err(why) => return Ok(infra(format!("environment: {why}"))),
+    };
     let (primary, other) = workers.pair(&python, &preload);
     let a = tasks::judge(primary, &task.canonical_solution, t, judge)?;
     let b = tasks::judge(other, &task.canonical_solution, t, judge)?;
-    let null = tasks::judge(primary, &tasks::null_solution(&task.entry_point), t, judge)?;
-    let original_passes = a.status == "pass";
-    let null_fails = null.status != "pass";
+    let null = tasks::judge(primary, &null, t, judge)?;
+    if let Some(v) = [&a, &b, &null].into_iter().find(|v| v.status.is_infra()) {
+        return Ok(infra(v.detail.clone().unwrap_or_default()));
+    }
+    let original_passes = a.status == ExecStatus::Pass;
+    let null_fails = null.status != ExecStatus::Pass;
     let stable = a.behaviour == b.behaviour;
     let reason = if !original_passes {
         Some(format!(
@@ -295,14 +328,20 @@ fn validate_one(
     } else {
         None
     };
+    let valid = original_passes && null_fails && stable;
     Ok(Validation {
         original_passes,
         null_fails,
         stable,
-        valid: original_passes && null_fails && stable,
+        status: if valid {
+            ValidationStatus::Valid
+        } else {
+            ValidationStatus::Invalid
+        },
+        valid,
         original_seconds: a.seconds,
         reason,
-        isolation: a.isolation.as_str().into(),
+        isolation: a.isolation,
         ..base
     })
 }
@@ -330,42 +369,30 @@ pub fn run_dir(dir: &Path, run: &str) -> PathBuf {
     dir.join("runs").join(run)
 }
 
-fn shard_file(i: usize, n: usize) -> String {
-    format!("executions-{i}-of-{n}.parquet")
+fn candidate_key(c: &Candidate) -> (String, i32) {
+    (c.task_id.clone(), c.sample)
 }
 
-/// The candidates of a run: `candidates.parquet`, or when it is absent the shards solve
-/// wrote (`candidates-I-of-N.parquet`).
+fn execution_key(e: &Execution) -> (String, i32) {
+    (e.task_id.clone(), e.sample)
+}
+
+/// The candidates of a run: `candidates.parquet`, or when it is absent the complete set of
+/// shard files solve wrote (an incomplete or inconsistent set is refused).
 fn read_candidates(rdir: &Path) -> anyhow::Result<Vec<Candidate>> {
     let whole = schemas::table_path::<Candidate>(rdir);
     if whole.is_file() {
         return Ok(schemas::read_table_from(&whole)?);
     }
-    let mut rows = Vec::new();
-    let mut found = false;
-    if let Ok(entries) = std::fs::read_dir(rdir) {
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("candidates-") && n.ends_with(".parquet"))
-            })
-            .collect();
-        paths.sort();
-        for p in paths {
-            found = true;
-            rows.extend(schemas::read_table_from::<Candidate>(&p)?);
-        }
-    }
-    if !found {
+    if schemas::shards::find::<Candidate>(rdir)?.is_empty() {
         anyhow::bail!(
             "{} has no candidates: run `solve --data DIR --run NAME --model SPEC` first",
             rdir.display()
         );
     }
-    Ok(rows)
+    let set = schemas::shards::read_complete::<Candidate, _>(rdir, candidate_key)
+        .context("reading the shards of the run's candidates (or run `solve --merge-shards`)")?;
+    Ok(set.rows)
 }
 
 /// `execute --run NAME`.
@@ -375,7 +402,7 @@ pub fn run_candidates(
     opts: &EvalOptions,
 ) -> anyhow::Result<StageOutcome> {
     check_run_name(run)?;
-    let dir = &common.data;
+    let dir = common.data()?;
     let rdir = run_dir(dir, run);
     if !rdir.is_dir() {
         anyhow::bail!(
@@ -407,10 +434,7 @@ pub fn run_candidates(
     let mine: Vec<&Candidate> = candidates
         .iter()
         .enumerate()
-        .filter(|(i, _)| {
-            opts.shard
-                .is_none_or(|(index, count)| schemas::cli::Shard { index, count }.holds(*i))
-        })
+        .filter(|(i, _)| opts.shard.is_none_or(|s| s.holds(*i)))
         .map(|(_, c)| c)
         .filter(|c| {
             if !by_id.contains_key(c.task_id.as_str()) {
@@ -437,34 +461,51 @@ pub fn run_candidates(
         );
     }
     let out_path = match opts.shard {
-        Some((i, n)) => rdir.join(shard_file(i, n)),
+        Some(s) => schemas::shards::shard_path::<Execution>(&rdir, s),
         None => schemas::table_path::<Execution>(&rdir),
     };
-    let key = |task: &str, sample: i32| (task.to_string(), sample);
+    let mine_refs: Vec<CodeRef<'_>> = mine
+        .iter()
+        .map(|c| (&by_id[c.task_id.as_str()].task).into())
+        .collect();
+    let mut interp = Interpreters::plan(dir, &mine_refs, opts.python.clone())?;
+    let hashes: BTreeMap<(String, i32), String> = mine
+        .iter()
+        .map(|c| {
+            let t = by_id[c.task_id.as_str()];
+            (
+                candidate_key(c),
+                execution_hash(c, t, &interp.key_of((&t.task).into()), &opts.judge),
+            )
+        })
+        .collect();
     let mut done: BTreeMap<(String, i32), Execution> = BTreeMap::new();
     if !opts.force && out_path.is_file() {
         for e in schemas::read_table_from::<Execution>(&out_path)? {
-            done.insert(key(&e.task_id, e.sample), e);
+            let k = execution_key(&e);
+            // Kept only when made from exactly this answer, task and judge, and not the
+            // harness's failure.
+            if !e.status.is_infra() && hashes.get(&k) == Some(&e.input_hash) {
+                done.insert(k, e);
+            }
         }
     }
-    let wanted: BTreeSet<(String, i32)> = mine.iter().map(|c| key(&c.task_id, c.sample)).collect();
-    done.retain(|k, _| wanted.contains(k));
     let todo: Vec<&Candidate> = mine
         .into_iter()
-        .filter(|c| !done.contains_key(&key(&c.task_id, c.sample)))
+        .filter(|c| !done.contains_key(&candidate_key(c)))
         .collect();
     tracing::info!(
         run,
-        candidates = wanted.len(),
+        candidates = hashes.len(),
         already_done = done.len(),
         todo = todo.len(),
         "executing candidates"
     );
-    let task_rows: Vec<&FunctionTask> = todo
+    let todo_refs: Vec<CodeRef<'_>> = todo
         .iter()
-        .filter_map(|c| by_id.get(c.task_id.as_str()).map(|t| &t.task))
+        .map(|c| (&by_id[c.task_id.as_str()].task).into())
         .collect();
-    let interp = interpreters(dir, &task_rows, opts)?;
+    interp.build(&todo_refs, opts.envs.clone())?;
     let bar = schemas::cli::progress(common, todo.len() as u64, "candidates");
     let save = |done: &BTreeMap<(String, i32), Execution>| -> anyhow::Result<()> {
         let rows: Vec<Execution> = done.values().cloned().collect();
@@ -472,30 +513,40 @@ pub fn run_candidates(
             .with_context(|| format!("writing {}", out_path.display()))?;
         Ok(())
     };
-    let mut checkpoint = Checkpoint::every(opts.checkpoint);
+    let mut checkpoint = opts.resume.checkpoint()?;
     let t0 = Instant::now();
     let result = parallel(
         opts,
         &todo,
         |workers, c| {
             let t = by_id[c.task_id.as_str()];
-            execute_one(workers, &interp, run, t, c, &opts.judge)
+            let hash = &hashes[&candidate_key(c)];
+            execute_one(workers, &interp, run, t, c, hash, &opts.judge)
         },
-        |_, e| {
+        |e| {
             bar.inc(1);
-            done.insert(key(&e.task_id, e.sample), e);
-            checkpoint.now_and_then(&done, save);
+            done.insert(execution_key(&e), e);
+            if checkpoint.due() {
+                if let Err(e) = save(&done) {
+                    tracing::warn!(error = %e, "checkpoint failed");
+                }
+            }
         },
     );
     bar.finish_and_clear();
     save(&done)?;
-    result.context("a worker could not start; the executions made so far are saved, rerun to complete the rest")?;
+    result.context("no worker may start; the executions made so far are saved")?;
     let elapsed = t0.elapsed().as_secs_f64();
     let rows: Vec<&Execution> = done.values().collect();
-    let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_status: BTreeMap<ExecStatus, usize> = BTreeMap::new();
     for e in &rows {
-        *by_status.entry(e.status.as_str()).or_default() += 1;
+        *by_status.entry(e.status).or_default() += 1;
     }
+    let skipped = rows
+        .iter()
+        .filter(|e| e.status.is_infra() && tasks::skipped_on_request(e.detail.as_deref()))
+        .count();
+    let infra = by_status.get(&ExecStatus::Infra).copied().unwrap_or(0) - skipped;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -505,9 +556,31 @@ pub fn run_candidates(
         todo.len()
     )?;
     for (s, n) in &by_status {
-        writeln!(out, "  {s:<18} {n}")?;
+        writeln!(out, "  {:<18} {n}", s.as_str())?;
     }
-    Ok(StageOutcome::Success)
+    if skipped > 0 {
+        writeln!(
+            out,
+            "  {skipped} candidates need their repository's environment, not built (--no-envs)"
+        )?;
+    }
+    if infra > 0 {
+        writeln!(
+            out,
+            "  {infra} candidates could not be judged (infra: the harness failed, not the model); rerun the same command to judge them"
+        )?;
+    }
+    if rows.is_empty() {
+        writeln!(
+            out,
+            "  no candidate of a valid task to judge: solve the valid tasks first (`solve --data DIR --run {run} --model SPEC`)"
+        )?;
+    }
+    Ok(if rows.is_empty() || infra > 0 {
+        StageOutcome::Lacking
+    } else {
+        StageOutcome::Success
+    })
 }
 
 fn execute_one(
@@ -516,21 +589,23 @@ fn execute_one(
     run: &str,
     t: &TaskCases,
     c: &Candidate,
+    input_hash: &str,
     judge: &JudgeOptions,
-) -> anyhow::Result<Execution> {
+) -> Result<Execution, ExecError> {
     let base = Execution {
         run: run.to_string(),
         task_id: c.task_id.clone(),
         sample: c.sample,
-        status: "error".into(),
+        status: ExecStatus::Error,
         cases_passed: 0,
         cases_total: t.cases.len() as i32,
         seconds: 0.0,
         fingerprint: None,
         detail: None,
-        isolation: String::new(),
+        isolation: Isolation::None,
+        input_hash: input_hash.to_string(),
     };
-    let (Some(answer), "ok") = (&c.answer, c.status.as_str()) else {
+    let (Some(answer), AnswerStatus::Ok) = (&c.answer, c.status) else {
         return Ok(Execution {
             detail: Some(format!(
                 "no answer: {}",
@@ -539,73 +614,46 @@ fn execute_one(
             ..base
         });
     };
-    let (python, preload) = match interp.for_task(&t.task) {
-        Ok(p) => p,
-        Err(why) => {
-            return Ok(Execution {
-                detail: Some(format!("environment: {why}")),
-                ..base
-            })
+    let v = match interp.for_task(&t.task) {
+        Ok((python, preload)) => {
+            let (primary, _) = workers.pair(&python, &preload);
+            tasks::judge(primary, answer, t, judge)?
         }
+        Err(why) => Verdict::infra(t, &format!("environment: {why}")),
     };
-    let (primary, _) = workers.pair(&python, &preload);
-    let v = tasks::judge(primary, answer, t, judge)?;
     Ok(Execution {
-        status: v.status.into(),
+        status: v.status,
         cases_passed: v.cases_passed,
         seconds: v.seconds,
-        fingerprint: v.fingerprint.map(Into::into),
+        fingerprint: v.fingerprint,
         detail: v.detail,
-        isolation: v.isolation.as_str().into(),
+        isolation: v.isolation,
         ..base
     })
 }
 
-/// `execute --run NAME --merge`: the shards' executions into `executions.parquet` (rows of
-/// the existing table kept, a shard's row replacing the same candidate's), the shard files
-/// removed once it is written.
+/// `execute --run NAME --merge-shards`: the complete set of the run's shard files
+/// (`executions-I-of-N.parquet`) into `executions.parquet`, then the shard files removed.
+/// An incomplete or inconsistent set is refused and nothing is deleted.
 pub fn merge_shards(common: &CommonArgs, run: &str) -> anyhow::Result<StageOutcome> {
     check_run_name(run)?;
-    let rdir = run_dir(&common.data, run);
-    let whole = schemas::table_path::<Execution>(&rdir);
-    let mut rows: BTreeMap<(String, i32), Execution> = BTreeMap::new();
-    if whole.is_file() {
-        for e in schemas::read_table_from::<Execution>(&whole)? {
-            rows.insert((e.task_id.clone(), e.sample), e);
+    let rdir = run_dir(common.data()?, run);
+    let set = schemas::shards::merge::<Execution, _>(&rdir, execution_key, |set| {
+        if let Some(e) = set.rows.iter().find(|e| e.run != run) {
+            anyhow::bail!(
+                "{}: a shard holds executions of run `{}`, not `{run}`; rerun that shard",
+                rdir.display(),
+                e.run
+            );
         }
-    }
-    let mut shards: Vec<PathBuf> = std::fs::read_dir(&rdir)
-        .with_context(|| format!("reading {}", rdir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("executions-") && n.ends_with(".parquet"))
-        })
-        .collect();
-    shards.sort();
-    if shards.is_empty() {
-        anyhow::bail!(
-            "no shard files (executions-I-of-N.parquet) in {}: run `execute --run {run} --shard I/N` first",
-            rdir.display()
-        );
-    }
-    for p in &shards {
-        for e in schemas::read_table_from::<Execution>(p)? {
-            rows.insert((e.task_id.clone(), e.sample), e);
-        }
-    }
-    let rows: Vec<Execution> = rows.into_values().collect();
-    schemas::write_table_to(&whole, &rows)?;
-    for p in &shards {
-        std::fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
-    }
-    println!(
+        Ok(())
+    })?;
+    writeln!(
+        std::io::stdout().lock(),
         "merged {} shard files into {} ({} rows)",
-        shards.len(),
-        whole.display(),
-        rows.len()
-    );
+        set.count,
+        schemas::table_path::<Execution>(&rdir).display(),
+        set.rows.len()
+    )?;
     Ok(StageOutcome::Success)
 }

@@ -18,11 +18,20 @@
 //! dependency set, built with uv from the dependency files crawl recorded and cached by a
 //! hash of what defines it, and the repository's tree written from crawl's `files`.
 //!
-//! The binary (`execute`) checks the sandbox (`--check-sandbox`) and runs each crawled
-//! repository's own test suite (`--repo-tests`, see [`repo_tests`]): it reads `repos` and
-//! `files` and writes `repo_tests` (per test: outcome, time, flakiness over two runs and
-//! the lines it executed per file), which later lets a masked span be judged by exactly the
-//! tests that run it.
+//! The binary (`execute`) has four modes, one per invocation:
+//! - `--check-sandbox`: start one worker and print the isolation it got;
+//! - `--repo-tests`: each crawled repository's own test suite, twice, in its environment
+//!   ([`repo_tests`]): reads `repos` and `files`, writes `repo_tests` (per test: outcome,
+//!   time, flakiness over two runs and the lines it executed per file), which later lets a
+//!   masked span be judged by exactly the tests that run it;
+//! - `--validate`: every `ok` function task checked by running it ([`evaluate`]): reads
+//!   `function_tasks` and `test_cases`, writes `validations`;
+//! - `--run NAME`: a run's answers judged against their tasks' cases ([`evaluate`]): reads
+//!   `runs/NAME/candidates`, writes `runs/NAME/executions` (`--shard i/n` a part of them,
+//!   `--merge-shards` the complete set of parts into one table).
+//!
+//! Rows that a rerun keeps carry a hash of what made them, which includes [`BUILD_ID`]: a
+//! hash of this crate's code (and of the runner and the contract), recorded at build time.
 
 pub mod backend;
 pub mod batch;
@@ -39,7 +48,12 @@ pub mod worker;
 use std::io::Write as _;
 
 use clap::Parser;
-use schemas::cli::{CommonArgs, Outcome as StageOutcome};
+use schemas::cli::{CommonArgs, Outcome as StageOutcome, ResumeArgs, Shard};
+
+/// A hash of the code that judges (this crate, its Python runner, the table contract and
+/// the mutants library), recorded at build time by `build.rs`: part of the hash of every
+/// row execute keeps on a rerun, so rows made by another build are made again.
+pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
 pub use backend::{
     default_interpreter, Backend, ExecError, Failure, Limits, Worker, WorkerInfo, WorkerSpec,
@@ -48,12 +62,14 @@ pub use batch::{run_batch, Batch};
 pub use process::{ProcessBackend, ProcessOptions};
 pub use protocol::{
     ArcCoverage, Call, ExceptionInfo, Isolation, Outcome, PytestRun, Request, Status, Target,
-    TestOutcome,
+    TestReport,
 };
 pub use value::{Tolerance, Value};
 pub use worker::ProcessWorker;
 
-/// Run untrusted Python in a sandbox: check the sandbox, run repositories' own test suites.
+/// Run untrusted Python in a sandbox, in one of four modes: --check-sandbox (the isolation
+/// this machine gives), --repo-tests (the repositories' own test suites), --validate (check
+/// every function task by running it), --run NAME (judge a model's answers).
 #[derive(Debug, Parser)]
 #[command(name = "execute", version, about, long_about = None)]
 #[allow(clippy::struct_excessive_bools)] // command-line switches
@@ -79,7 +95,9 @@ pub struct Args {
     /// Default: every repository crawl recorded with status ok.
     #[arg(long = "repo", value_name = "NAME")]
     pub repos: Vec<String>,
-    /// Run repositories already in `repo_tests.parquet` again (their rows are replaced).
+    /// Redo the rows already written (with --repo-tests: repositories already in
+    /// `repo_tests.parquet`; with --validate or --run: every task or candidate), instead of
+    /// keeping those whose inputs are unchanged.
     #[arg(long)]
     pub force: bool,
     /// Wall-clock and CPU seconds for one pytest run of a repository's tests (a run that
@@ -122,12 +140,14 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub run: Option<String>,
     /// With --run: only every n-th candidate from the i-th (1-based), written to
-    /// `runs/NAME/executions-i-of-n.parquet`; `--merge` joins the shards afterwards.
-    #[arg(long, value_name = "I/N", value_parser = parse_shard_arg)]
-    pub shard: Option<(usize, usize)>,
-    /// With --run: merge the shard files into `runs/NAME/executions.parquet`.
-    #[arg(long, requires = "run")]
-    pub merge: bool,
+    /// `runs/NAME/executions-i-of-n.parquet`; `--merge-shards` joins the shards afterwards.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// With --run: join the complete set of shard files (all n of one count, no row twice)
+    /// into `runs/NAME/executions.parquet` and remove them; an incomplete or inconsistent
+    /// set is refused (exit 2) and nothing is deleted.
+    #[arg(long, requires = "run", conflicts_with = "shard")]
+    pub merge_shards: bool,
     /// With --validate or --run: wall-clock and CPU seconds one test case may take.
     #[arg(long, value_name = "SECS", default_value_t = 5.0)]
     pub case_timeout: f64,
@@ -135,13 +155,8 @@ pub struct Args {
     /// third-party packages (they are recorded as not runnable).
     #[arg(long)]
     pub no_envs: bool,
-    /// Seconds between checkpoints of the table being written.
-    #[arg(long, value_name = "SECS", default_value_t = 30, hide = true)]
-    pub checkpoint_secs: u64,
-}
-
-fn parse_shard_arg(s: &str) -> Result<(usize, usize), String> {
-    tasks::parse_shard(s)
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 /// The stage.
@@ -244,10 +259,10 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
         }),
         python,
         shard: args.shard,
-        checkpoint: std::time::Duration::from_secs(args.checkpoint_secs),
+        resume: args.resume,
     };
     match &args.run {
-        Some(run) if args.merge => evaluate::merge_shards(&args.common, run),
+        Some(run) if args.merge_shards => evaluate::merge_shards(&args.common, run),
         Some(run) => evaluate::run_candidates(&args.common, run, &opts),
         None => evaluate::validate(&args.common, &opts),
     }

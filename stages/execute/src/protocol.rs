@@ -178,30 +178,8 @@ impl Status {
     }
 }
 
-/// The isolation a result really had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum Isolation {
-    /// Fresh Linux namespaces (see [`crate::sandbox`] for exactly what that gives).
-    #[serde(rename = "namespaces")]
-    Namespaces,
-    /// Only rlimits and a process group.
-    #[serde(rename = "rlimits-only")]
-    #[default]
-    RlimitsOnly,
-    /// A container (the later docker backend).
-    #[serde(rename = "docker")]
-    Docker,
-}
-
-impl Isolation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Isolation::Namespaces => "namespaces",
-            Isolation::RlimitsOnly => "rlimits-only",
-            Isolation::Docker => "docker",
-        }
-    }
-}
+/// The isolation a result really had (stored as text in every table that runs code).
+pub use schemas::Isolation;
 
 /// An exception the code raised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,10 +223,10 @@ impl ArcCoverage {
 
 /// One test of a `pytest` request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TestOutcome {
+pub struct TestReport {
     pub node_id: String,
-    /// `passed`, `failed`, `error` or `skipped`.
-    pub outcome: String,
+    /// `passed`, `failed`, `error` or `skipped` (the runner's outcomes).
+    pub outcome: schemas::TestOutcome,
     pub seconds: f64,
     /// Failure text, capped.
     pub detail: Option<String>,
@@ -288,7 +266,11 @@ pub struct Outcome {
     pub coverage: Option<ArcCoverage>,
     /// Per test, for `pytest` requests.
     #[serde(default)]
-    pub tests: Vec<TestOutcome>,
+    pub tests: Vec<TestReport>,
+    /// For a `pytest` request that did not finish (it crashed, timed out, hit a limit): the
+    /// node id of the test that had started and not ended, when the runner saw one.
+    #[serde(default)]
+    pub running_test: Option<String>,
     /// pytest's exit code, for `pytest` requests.
     #[serde(default)]
     pub exit_code: Option<i32>,
@@ -312,6 +294,7 @@ impl Outcome {
             stderr: String::new(),
             coverage: None,
             tests: Vec::new(),
+            running_test: None,
             exit_code: None,
             detail: Some(detail),
         }

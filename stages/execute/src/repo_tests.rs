@@ -5,35 +5,46 @@
 //! (`files` of kind `test` named `test_*.py` or `*_test.py`), the requirement set of its
 //! dependency files ([`crate::env::requirements`]), its environment ([`crate::env::Envs`]), its
 //! tree ([`crate::env::tree`]), then one `pytest` request over all test files with coverage
-//! contexts per test, through a [`Batch`] of the execution library. Should that request fail
-//! as a whole (timeout, crash, memory, output), each test file gets a request of its own, so
-//! that one hanging file costs only its own rows. The same plan runs a second time in the
-//! same worker (a fresh pytest process over the same working copy of the tree): a test whose
-//! outcome differs, or that ran only once, is flaky. A repository whose environment failed
-//! gets one row `<environment>` with outcome `env_error` and the installer's message; a
-//! session that ran no test at all gets one row `<session>` with outcome `error` and why.
+//! contexts per test, through a [`Batch`] of the execution library.
 //!
-//! The table is rewritten atomically after each repository, keeping the rows of every
-//! other repository; a rerun skips the repositories already in it unless `--force`. Rows are
-//! in `repos` order, then by node id.
+//! One test must not cost its neighbours their outcomes and lines. When a request dies or
+//! hangs (a test calls `os._exit`, loops, exhausts memory), the runner names the test that
+//! was running (it reports each test's start and end on a channel of its own): that test is
+//! charged (`error`, or `timeout`), and the request runs again without it (`--deselect`),
+//! so every other test keeps its outcome and the lines it executed. A request that fails
+//! without naming a test is retried file by file, each file the same way; only then is a
+//! file charged as a whole. A test that trips the sandbox is charged `error` with the
+//! violation, the others keep theirs.
+//!
+//! The same plan runs a second time in the same worker (a fresh pytest process over the same
+//! working copy of the tree): a test whose outcome differs, or that ran only once, is flaky
+//! (a test charged in the first pass is not run again: it would cost its timeout twice). A
+//! repository whose environment failed gets one row `<environment>` with outcome
+//! `env_error` and the installer's message; a session that ran no test at all gets one row
+//! `<session>` with outcome `error` and why.
+//!
+//! Every row carries the hash of what produced it (the repository's files, its
+//! requirements, the options and [`crate::BUILD_ID`]); a rerun keeps a repository's rows
+//! only when it still matches (and never `env_error` rows, the harness's failure), unless
+//! `--force` redoes them all. The table is rewritten atomically after each repository,
+//! keeping the rows of every other repository. Rows are in `repos` order, then by node id.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome as StageOutcome};
-use schemas::{File, FileLines, Repo, RepoTest};
+use schemas::{File, FileKind, FileLines, FileStatus, Repo, RepoStatus, RepoTest, TestOutcome};
 
 use crate::backend::{Backend, ExecError, Limits, WorkerSpec};
 use crate::batch::Batch;
 use crate::env::requirements::{self, DepFile};
 use crate::env::{cap_tail, tree, EnvConfig, EnvState, Envs};
 use crate::process::{ProcessBackend, ProcessOptions};
-use crate::protocol::{Isolation, PytestRun, Request, Status, TestOutcome};
+use crate::protocol::{Isolation, PytestRun, Request, Status, TestReport};
 
 /// Node id of the row of a repository whose environment did not build.
 pub const ENV_NODE: &str = "<environment>";
@@ -41,13 +52,18 @@ pub const ENV_NODE: &str = "<environment>";
 pub const SESSION_NODE: &str = "<session>";
 /// Characters kept in a row's detail.
 const DETAIL_CAP: usize = 2000;
+/// Tests charged at the level of the whole suite before going file by file: each costs a
+/// run of the whole suite.
+const SUITE_RETRIES: usize = 3;
+/// Tests charged within one file before the file is charged as a whole.
+const FILE_RETRIES: usize = 50;
 
 /// What `--repo-tests` needs.
 #[derive(Debug, Clone)]
 pub struct RepoTestsOptions {
     /// Repositories to run (name, repo id or spec); empty: every repository with status ok.
     pub repos: Vec<String>,
-    /// Run repositories already in `repo_tests` again.
+    /// Run repositories again even when their rows' inputs are unchanged.
     pub force: bool,
     /// Wall-clock (and CPU) limit of one pytest request.
     pub timeout: Duration,
@@ -86,7 +102,7 @@ pub struct RepoSummary {
 pub fn test_files(files: &[&File]) -> Vec<String> {
     let mut out: Vec<String> = files
         .iter()
-        .filter(|f| f.kind == "test" && f.status == "ok" && f.content.is_some())
+        .filter(|f| f.kind == FileKind::Test && f.status == FileStatus::Ok && f.content.is_some())
         .filter(|f| {
             let base = f.path.rsplit('/').next().unwrap_or(&f.path);
             Path::new(base).extension().is_some_and(|e| e == "py")
@@ -99,9 +115,53 @@ pub fn test_files(files: &[&File]) -> Vec<String> {
     out
 }
 
+/// The requirements of a repository's environment, from its dependency files.
+fn repo_requirements(repo: &Repo, files: &[&File]) -> Vec<String> {
+    let deps: Vec<DepFile<'_>> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::Dependency && f.status == FileStatus::Ok)
+        .filter_map(|f| {
+            f.content.as_deref().map(|c| DepFile {
+                path: &f.path,
+                content: c,
+            })
+        })
+        .collect();
+    requirements::extract(&repo.name, &deps)
+}
+
+/// The hash of what makes a repository's rows: its files, its requirements, the options
+/// that can change an outcome, and this build.
+pub fn input_hash(repo: &Repo, files: &[&File], opts: &RepoTestsOptions) -> String {
+    let mut listing: Vec<(&str, &str)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
+    listing.sort_unstable();
+    let mut text = String::new();
+    for (p, h) in listing {
+        let _ = writeln!(text, "{p}\t{h}");
+    }
+    let reqs = repo_requirements(repo, files).join("\n");
+    let options = format!(
+        "timeout={:?} memory={} python={}",
+        opts.timeout,
+        opts.memory_bytes,
+        opts.env.python.display()
+    );
+    schemas::id::content_id(&[
+        b"repo_tests/1",
+        crate::BUILD_ID.as_bytes(),
+        repo.repo_id.as_bytes(),
+        text.as_bytes(),
+        reqs.as_bytes(),
+        options.as_bytes(),
+    ])
+}
+
 /// The stage body of `--repo-tests`.
 pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<StageOutcome> {
-    let dir = &common.data;
+    let dir = common.data()?;
     let repos: Vec<Repo> =
         schemas::read_table(dir).context("reading the repositories crawl found")?;
     let files: Vec<File> = schemas::read_table(dir).context("reading the files crawl recorded")?;
@@ -112,23 +172,46 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
     } else {
         Vec::new()
     };
-    let done: HashSet<String> = existing.iter().map(|r| r.repo_id.clone()).collect();
-    let todo: Vec<&Repo> = selected
-        .iter()
-        .copied()
-        .filter(|r| opts.force || !done.contains(&r.repo_id))
-        .collect();
     let mut by_repo: HashMap<&str, Vec<&File>> = HashMap::new();
     for f in &files {
         by_repo.entry(f.repo_id.as_str()).or_default().push(f);
     }
+    let files_of = |id: &str| by_repo.get(id).map_or(&[][..], Vec::as_slice);
+    let hashes: HashMap<&str, String> = selected
+        .iter()
+        .map(|r| {
+            (
+                r.repo_id.as_str(),
+                input_hash(r, files_of(&r.repo_id), opts),
+            )
+        })
+        .collect();
+    // A repository's rows are kept when every one of them was made from exactly these inputs
+    // and none is the harness's failure.
+    let mut stale: BTreeSet<&str> = BTreeSet::new();
+    for row in &existing {
+        let current = hashes.get(row.repo_id.as_str());
+        if current.is_some_and(|h| *h != row.input_hash) || row.outcome == TestOutcome::EnvError {
+            stale.insert(row.repo_id.as_str());
+        }
+    }
+    let done: BTreeSet<&str> = existing
+        .iter()
+        .map(|r| r.repo_id.as_str())
+        .filter(|id| !stale.contains(id))
+        .collect();
+    let todo: Vec<&Repo> = selected
+        .iter()
+        .copied()
+        .filter(|r| opts.force || !done.contains(r.repo_id.as_str()))
+        .collect();
     let order: HashMap<String, usize> = repos
         .iter()
         .enumerate()
         .map(|(i, r)| (r.repo_id.clone(), i))
         .collect();
-    let redo: HashSet<&str> = todo.iter().map(|r| r.repo_id.as_str()).collect();
-    let kept: Vec<RepoTest> = existing
+    let redo: BTreeSet<&str> = todo.iter().map(|r| r.repo_id.as_str()).collect();
+    let mut rows: Vec<RepoTest> = existing
         .iter()
         .filter(|r| !redo.contains(r.repo_id.as_str()))
         .cloned()
@@ -155,69 +238,42 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
         ..ProcessOptions::default()
     });
     let bar = schemas::cli::progress(common, todo.len() as u64, "repos");
-    let state = Mutex::new((kept, Vec::<Option<RepoSummary>>::new()));
-    if let Ok(mut s) = state.lock() {
-        s.1 = vec![None; todo.len()];
-    }
-    let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.max(1).min(todo.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(repo_row) = todo.get(i) else { return };
-                if first_error.lock().map_or(true, |e| e.is_some()) {
-                    return;
-                }
-                let Some(envs) = envs.as_ref() else { return };
-                let files = by_repo
-                    .get(repo_row.repo_id.as_str())
-                    .map_or(&[][..], Vec::as_slice);
-                match run_repo(repo_row, files, envs, &backend, opts) {
-                    Ok((rows, summary)) => {
-                        let mut s = state
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                        s.0.extend(rows);
-                        sort_rows(&mut s.0, &order);
-                        s.1[i] = Some(summary);
-                        if let Err(e) = schemas::write_table(dir, &s.0) {
-                            let mut fe = first_error
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner);
-                            fe.get_or_insert(anyhow::Error::new(e).context("writing repo_tests"));
-                        }
-                    }
-                    Err(e) => {
-                        let mut fe = first_error
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                        fe.get_or_insert(e.context(format!("repository {}", repo_row.name)));
-                    }
-                }
+    let mut ran: HashMap<String, RepoSummary> = HashMap::new();
+    let mut write_error: Option<anyhow::Error> = None;
+    let result = match &envs {
+        None => Ok(()),
+        Some(envs) => schemas::pool::stream(
+            &todo,
+            opts.jobs,
+            || (),
+            |(), repo| {
+                let hash = &hashes[repo.repo_id.as_str()];
+                run_repo(repo, files_of(&repo.repo_id), hash, envs, &backend, opts)
+                    .with_context(|| format!("repository {}", repo.name))
+            },
+            |_, (new_rows, summary)| {
                 bar.inc(1);
-            });
-        }
-    });
+                rows.extend(new_rows);
+                sort_rows(&mut rows, &order);
+                ran.insert(summary.repo_id.clone(), summary);
+                // Written after each repository: a killed run keeps the repositories done.
+                if let Err(e) = schemas::write_table(dir, &rows) {
+                    write_error = Some(anyhow::Error::new(e).context("writing repo_tests"));
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            },
+        ),
+    };
     bar.finish_and_clear();
-    if let Some(e) = first_error
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-    {
+    if let Some(e) = write_error {
         return Err(e);
     }
-    let (rows, summaries) = state
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    result?;
     if todo.is_empty() && !schemas::table_exists::<RepoTest>(dir) {
         // Nothing to run and no table yet: write an empty one, so later stages find it.
         schemas::write_table(dir, &rows).context("writing repo_tests")?;
     }
-    let mut ran: HashMap<String, RepoSummary> = summaries
-        .into_iter()
-        .flatten()
-        .map(|s| (s.repo_id.clone(), s))
-        .collect();
     let mut all = Vec::new();
     for r in &selected {
         let s = ran.remove(&r.repo_id).unwrap_or_else(|| {
@@ -249,7 +305,10 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
 /// status ok, in table order.
 fn select<'a>(repos: &'a [Repo], names: &[String]) -> anyhow::Result<Vec<&'a Repo>> {
     if names.is_empty() {
-        return Ok(repos.iter().filter(|r| r.status == "ok").collect());
+        return Ok(repos
+            .iter()
+            .filter(|r| r.status == RepoStatus::Ok)
+            .collect());
     }
     for n in names {
         let Some(r) = repos
@@ -258,7 +317,7 @@ fn select<'a>(repos: &'a [Repo], names: &[String]) -> anyhow::Result<Vec<&'a Rep
         else {
             anyhow::bail!("--repo {n}: no such repository in repos.parquet (give its name, repo_id or spec as crawl recorded it)");
         };
-        if r.status != "ok" {
+        if r.status != RepoStatus::Ok {
             anyhow::bail!("--repo {n}: crawl recorded it as `{}` ({}); only repositories with status ok have files to run", r.status, r.reason.as_deref().unwrap_or("no reason"));
         }
     }
@@ -285,9 +344,11 @@ fn sort_rows(rows: &mut [RepoTest], order: &HashMap<String, usize>) {
 /// One pass over a repository's tests: each node id's outcome, or why nothing ran.
 #[derive(Debug, Default)]
 struct Pass {
-    tests: BTreeMap<String, TestOutcome>,
-    /// Went file by file (the whole request had failed).
+    tests: BTreeMap<String, TestReport>,
+    /// Went file by file (the whole request had failed without naming a test).
     per_file: bool,
+    /// Tests charged with the end of their process (run once only), by node id.
+    charged: BTreeMap<String, TestReport>,
     isolation: Option<Isolation>,
 }
 
@@ -295,6 +356,7 @@ struct Pass {
 pub fn run_repo(
     repo: &Repo,
     files: &[&File],
+    input_hash: &str,
     envs: &Envs,
     backend: &dyn Backend,
     opts: &RepoTestsOptions,
@@ -307,23 +369,24 @@ pub fn run_repo(
         isolation: "-".into(),
         ..RepoSummary::default()
     };
+    let row = |node_id: &str, outcome: TestOutcome, isolation: Isolation, detail: &str| RepoTest {
+        repo_id: repo.repo_id.clone(),
+        node_id: node_id.into(),
+        outcome,
+        seconds: 0.0,
+        flaky: false,
+        lines: Vec::new(),
+        isolation,
+        detail: Some(cap_tail(detail, DETAIL_CAP)),
+        input_hash: input_hash.to_string(),
+    };
     let tests = test_files(files);
     if tests.is_empty() {
         tracing::warn!(repo = %repo.name, "no test files");
         summary.no_tests = true;
         return Ok((Vec::new(), summary));
     }
-    let deps: Vec<DepFile<'_>> = files
-        .iter()
-        .filter(|f| f.kind == "dependency" && f.status == "ok")
-        .filter_map(|f| {
-            f.content.as_deref().map(|c| DepFile {
-                path: &f.path,
-                content: c,
-            })
-        })
-        .collect();
-    let reqs = requirements::extract(&repo.name, &deps);
+    let reqs = repo_requirements(repo, files);
     tracing::info!(repo = %repo.name, requirements = ?reqs, "environment");
     let env = envs.ensure(&reqs).context("preparing the environment")?;
     summary.env = env.state.label().into();
@@ -331,21 +394,15 @@ pub fn run_repo(
     if let EnvState::Failed { message, .. } = &env.state {
         summary.env_failed = true;
         summary.seconds = t0.elapsed().as_secs_f64();
-        let row = RepoTest {
-            repo_id: repo.repo_id.clone(),
-            node_id: ENV_NODE.into(),
-            outcome: "env_error".into(),
+        let r = RepoTest {
             seconds: summary.env_seconds,
-            flaky: false,
-            lines: Vec::new(),
-            isolation: "-".into(),
-            detail: Some(cap_tail(message, DETAIL_CAP)),
+            ..row(ENV_NODE, TestOutcome::EnvError, Isolation::None, message)
         };
-        return Ok((vec![row], summary));
+        return Ok((vec![r], summary));
     }
     let sources: Vec<(&str, &str)> = files
         .iter()
-        .filter(|f| f.status == "ok")
+        .filter(|f| f.status == FileStatus::Ok)
         .filter_map(|f| f.content.as_deref().map(|c| (f.path.as_str(), c)))
         .collect();
     let version = repo.version.as_deref().unwrap_or("0");
@@ -391,75 +448,66 @@ pub fn run_repo(
         disk_bytes: 1 << 30,
     };
     let mut batch = Batch::new(backend, &spec, &limits);
-    let first = match run_pass(&mut batch, &tests, false, opts.timeout) {
+    let first = match run_pass(&mut batch, &tests, None, opts.timeout) {
         Ok(p) => p,
-        Err(ExecError::IsolationUnavailable { reason }) => {
-            anyhow::bail!("isolation required but not available: {reason}")
-        }
+        Err(e) if e.is_configuration() => return Err(e.into()),
         Err(e) => {
-            let row = session_row(
-                repo,
-                "-",
+            let r = row(
+                SESSION_NODE,
+                TestOutcome::Error,
+                Isolation::None,
                 &format!("the worker did not start in this environment: {e}"),
             );
             summary.seconds = t0.elapsed().as_secs_f64();
             summary.no_tests = true;
             summary.errors = 1;
-            return Ok((vec![row], summary));
+            return Ok((vec![r], summary));
         }
     };
-    let second = run_pass(&mut batch, &tests, first.per_file, opts.timeout)
+    let second = run_pass(&mut batch, &tests, Some(&first), opts.timeout)
         .map_err(anyhow::Error::new)
         .context("second run")?;
     drop(batch);
     let isolation = first
         .isolation
         .or(second.isolation)
-        .map_or("-", Isolation::as_str)
-        .to_string();
-    let mut rows = merge(repo, &first, &second, &isolation);
+        .unwrap_or(Isolation::None);
+    let mut rows = merge(repo, &first, &second, isolation, input_hash);
     rows.sort_by(|a, b| a.node_id.cmp(&b.node_id));
     summary = RepoSummary {
         env: summary.env,
         env_seconds: summary.env_seconds,
-        isolation,
+        isolation: isolation.as_str().into(),
         seconds: t0.elapsed().as_secs_f64(),
         ..summarize(repo, &rows)
     };
     Ok((rows, summary))
 }
 
-fn session_row(repo: &Repo, isolation: &str, detail: &str) -> RepoTest {
-    RepoTest {
-        repo_id: repo.repo_id.clone(),
-        node_id: SESSION_NODE.into(),
-        outcome: "error".into(),
-        seconds: 0.0,
-        flaky: false,
-        lines: Vec::new(),
-        isolation: isolation.into(),
-        detail: Some(cap_tail(detail, DETAIL_CAP)),
+fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
+    // pytest-randomly, when a repository installs it, would reorder tests between the
+    // two runs and make order-dependent tests look flaky for the wrong reason.
+    // A file that fails to import is one `error` row; the others still run.
+    let mut extra_args = vec![
+        "-p".into(),
+        "no:randomly".into(),
+        "--tb=short".into(),
+        "--continue-on-collection-errors".into(),
+    ];
+    for id in deselect {
+        extra_args.push("--deselect".into());
+        extra_args.push(id.clone());
     }
-}
-
-fn pytest(node_ids: Vec<String>) -> Request {
     Request::Pytest(PytestRun {
         rootdir: ".".into(),
         node_ids,
         coverage: true,
-        // pytest-randomly, when a repository installs it, would reorder tests between the
-        // two runs and make order-dependent tests look flaky for the wrong reason.
-        // A file that fails to import is one `error` row; the others still run.
-        extra_args: vec![
-            "-p".into(),
-            "no:randomly".into(),
-            "--tb=short".into(),
-            "--continue-on-collection-errors".into(),
-        ],
+        extra_args,
     })
 }
 
-/// Whether a failed request is worth retrying file by file.
+/// Whether a failed request is worth retrying (without the test that ended it, or file by
+/// file).
 fn whole_request_failed(status: Status) -> bool {
     matches!(
         status,
@@ -471,11 +519,11 @@ fn whole_request_failed(status: Status) -> bool {
     )
 }
 
-fn outcome_of(status: Status) -> &'static str {
+fn outcome_of(status: Status) -> TestOutcome {
     if status == Status::Timeout {
-        "timeout"
+        TestOutcome::Timeout
     } else {
-        "error"
+        TestOutcome::Error
     }
 }
 
@@ -499,41 +547,98 @@ fn why(o: &crate::protocol::Outcome) -> String {
     s
 }
 
-fn run_pass(
+/// How a run of some node ids went, after charging the tests that ended their process.
+enum Ran {
+    /// Every test reported (those charged are in the pass's `charged`).
+    Done(Vec<TestReport>),
+    /// The request failed without naming a test (or charged too many), or ran no test.
+    Failed(Box<crate::protocol::Outcome>),
+}
+
+/// Runs `node_ids` (deselecting `pass.charged`); while the request dies or hangs with a test
+/// named as running, that test is charged and the request runs again without it, at most
+/// `retries` times.
+fn run_charging(
     batch: &mut Batch<'_>,
-    tests: &[String],
-    per_file: bool,
-    timeout: Duration,
-) -> Result<Pass, ExecError> {
-    let mut pass = Pass::default();
-    if !per_file {
-        let o = batch.run(&pytest(tests.to_vec()))?;
-        pass.isolation = Some(o.isolation);
+    node_ids: &[String],
+    pass: &mut Pass,
+    retries: usize,
+) -> Result<Ran, ExecError> {
+    for _ in 0..=retries {
+        let deselect: BTreeSet<String> = pass.charged.keys().cloned().collect();
+        let o = batch.run(&pytest(node_ids.to_vec(), &deselect))?;
+        pass.isolation.get_or_insert(o.isolation);
         if o.status == Status::SandboxViolation {
             tracing::warn!(detail = ?o.detail, "the test suite tripped the sandbox");
         }
         if !o.tests.is_empty() {
-            for t in o.tests.iter().cloned() {
-                pass.tests.insert(t.node_id.clone(), t);
+            return Ok(Ran::Done(o.tests));
+        }
+        let culprit = o
+            .running_test
+            .clone()
+            .filter(|t| whole_request_failed(o.status) && !pass.charged.contains_key(t));
+        let Some(culprit) = culprit else {
+            return Ok(Ran::Failed(Box::new(o)));
+        };
+        tracing::warn!(test = %culprit, status = o.status.as_str(), "a test ended its process; running the others without it");
+        let report = TestReport {
+            node_id: culprit.clone(),
+            outcome: outcome_of(o.status),
+            seconds: o.wall_seconds,
+            detail: Some(format!("the test ended its test process ({})", why(&o))),
+            lines: Vec::new(),
+        };
+        pass.charged.insert(culprit, report);
+    }
+    Ok(Ran::Failed(Box::new(crate::protocol::Outcome::failed(
+        Status::Crash,
+        format!("more than {retries} tests ended their process"),
+        pass.isolation.unwrap_or_default(),
+        Duration::ZERO,
+    ))))
+}
+
+/// One pass. The second (`first` given) deselects the tests the first charged (they are
+/// not run twice) and goes file by file when the first did.
+fn run_pass(
+    batch: &mut Batch<'_>,
+    tests: &[String],
+    first: Option<&Pass>,
+    timeout: Duration,
+) -> Result<Pass, ExecError> {
+    let mut pass = Pass {
+        charged: first.map(|f| f.charged.clone()).unwrap_or_default(),
+        ..Pass::default()
+    };
+    let per_file = first.is_some_and(|f| f.per_file);
+    if !per_file {
+        match run_charging(batch, tests, &mut pass, SUITE_RETRIES)? {
+            Ran::Done(reports) => {
+                for t in reports {
+                    pass.tests.insert(t.node_id.clone(), t);
+                }
+                return Ok(pass);
             }
-            return Ok(pass);
+            Ran::Failed(o) if !whole_request_failed(o.status) => {
+                let detail = if o.status == Status::Ok && o.exit_code == Some(5) {
+                    format!("pytest collected no tests; {}", why(&o))
+                } else {
+                    format!("no test ran; {}", why(&o))
+                };
+                pass.tests.insert(
+                    SESSION_NODE.into(),
+                    session_test(SESSION_NODE, TestOutcome::Error, detail),
+                );
+                return Ok(pass);
+            }
+            Ran::Failed(o) => {
+                tracing::warn!(
+                    status = o.status.as_str(),
+                    "the whole test run failed: going file by file"
+                );
+            }
         }
-        if !whole_request_failed(o.status) {
-            let detail = if o.status == Status::Ok && o.exit_code == Some(5) {
-                format!("pytest collected no tests; {}", why(&o))
-            } else {
-                format!("no test ran; {}", why(&o))
-            };
-            pass.tests.insert(
-                SESSION_NODE.into(),
-                session_test(SESSION_NODE, "error", detail),
-            );
-            return Ok(pass);
-        }
-        tracing::warn!(
-            status = o.status.as_str(),
-            "the whole test run failed: going file by file"
-        );
     }
     pass.per_file = true;
     let budget = timeout * 3;
@@ -544,32 +649,33 @@ fn run_pass(
                 file.clone(),
                 session_test(
                     file,
-                    "timeout",
+                    TestOutcome::Timeout,
                     "not run: the repository's time budget ran out".into(),
                 ),
             );
             continue;
         }
-        let o = batch.run(&pytest(vec![file.clone()]))?;
-        pass.isolation.get_or_insert(o.isolation);
-        if o.tests.is_empty() {
-            pass.tests.insert(
-                file.clone(),
-                session_test(file, outcome_of(o.status), why(&o)),
-            );
-        } else {
-            for t in o.tests.iter().cloned() {
-                pass.tests.insert(t.node_id.clone(), t);
+        match run_charging(batch, std::slice::from_ref(file), &mut pass, FILE_RETRIES)? {
+            Ran::Done(reports) => {
+                for t in reports {
+                    pass.tests.insert(t.node_id.clone(), t);
+                }
+            }
+            Ran::Failed(o) => {
+                pass.tests.insert(
+                    file.clone(),
+                    session_test(file, outcome_of(o.status), why(&o)),
+                );
             }
         }
     }
     Ok(pass)
 }
 
-fn session_test(node_id: &str, outcome: &str, detail: String) -> TestOutcome {
-    TestOutcome {
+fn session_test(node_id: &str, outcome: TestOutcome, detail: String) -> TestReport {
+    TestReport {
         node_id: node_id.into(),
-        outcome: outcome.into(),
+        outcome,
         seconds: 0.0,
         detail: Some(detail),
         lines: Vec::new(),
@@ -577,16 +683,26 @@ fn session_test(node_id: &str, outcome: &str, detail: String) -> TestOutcome {
 }
 
 /// Rows from two passes: the first's outcome, lines and time; flaky when the outcomes differ
-/// or a test ran in one pass only.
-fn merge(repo: &Repo, first: &Pass, second: &Pass, isolation: &str) -> Vec<RepoTest> {
-    let ids: std::collections::BTreeSet<&String> =
-        first.tests.keys().chain(second.tests.keys()).collect();
+/// or a test ran in one pass only. A test charged with the end of its process is in both
+/// passes' `charged` (it ran once) and is not flaky for that.
+fn merge(
+    repo: &Repo,
+    first: &Pass,
+    second: &Pass,
+    isolation: Isolation,
+    input_hash: &str,
+) -> Vec<RepoTest> {
+    let all_first: BTreeMap<&String, &TestReport> =
+        first.tests.iter().chain(first.charged.iter()).collect();
+    let all_second: BTreeMap<&String, &TestReport> =
+        second.tests.iter().chain(second.charged.iter()).collect();
+    let ids: BTreeSet<&String> = all_first.keys().chain(all_second.keys()).copied().collect();
     ids.into_iter()
         .filter_map(|id| {
-            let a = first.tests.get(id);
-            let b = second.tests.get(id);
+            let a = all_first.get(id).copied();
+            let b = all_second.get(id).copied();
             let main = a.or(b)?;
-            let flaky = a.map(|t| &t.outcome) != b.map(|t| &t.outcome);
+            let flaky = a.map(|t| t.outcome) != b.map(|t| t.outcome);
             let mut detail = main.detail.clone().filter(|d| !d.is_empty());
             if flaky {
                 let note = format!(
@@ -613,12 +729,13 @@ fn merge(repo: &Repo, first: &Pass, second: &Pass, isolation: &str) -> Vec<RepoT
             Some(RepoTest {
                 repo_id: repo.repo_id.clone(),
                 node_id: id.clone(),
-                outcome: main.outcome.clone(),
+                outcome: main.outcome,
                 seconds: main.seconds,
                 flaky,
                 lines,
-                isolation: isolation.into(),
+                isolation,
                 detail: detail.map(|d| cap_tail(&d, DETAIL_CAP)),
+                input_hash: input_hash.to_string(),
             })
         })
         .collect()
@@ -628,12 +745,14 @@ fn summarize(repo: &Repo, rows: &[RepoTest]) -> RepoSummary {
     let mut s = RepoSummary {
         name: repo.name.clone(),
         repo_id: repo.repo_id.clone(),
-        isolation: rows.first().map_or("-".into(), |r| r.isolation.clone()),
+        isolation: rows
+            .first()
+            .map_or("-".into(), |r| r.isolation.as_str().to_string()),
         ..RepoSummary::default()
     };
     for r in rows {
-        match r.outcome.as_str() {
-            "env_error" => {
+        match r.outcome {
+            TestOutcome::EnvError => {
                 s.env_failed = true;
                 continue;
             }
@@ -641,10 +760,10 @@ fn summarize(repo: &Repo, rows: &[RepoTest]) -> RepoSummary {
                 s.errors += 1;
                 continue;
             }
-            "passed" => s.passed += 1,
-            "failed" => s.failed += 1,
-            "skipped" => s.skipped += 1,
-            _ => s.errors += 1,
+            TestOutcome::Passed => s.passed += 1,
+            TestOutcome::Failed => s.failed += 1,
+            TestOutcome::Skipped => s.skipped += 1,
+            TestOutcome::Error | TestOutcome::Timeout => s.errors += 1,
         }
         s.tests += 1;
         if r.flaky {

@@ -13,14 +13,16 @@
 //! module does not compile), `sandbox_violation`, `timeout`, `memory`, `error` (some case
 //! raised where it should have returned, or the process died) or `fail` (every case ran,
 //! some gave the wrong value), with the failure fingerprint of `Code2Bench`'s diagnosis:
-//! `syntax`, `runtime` (it broke while running) or `logic` (it ran and was wrong).
+//! `syntax`, `runtime` (it broke while running) or `logic` (it ran and was wrong). When the
+//! harness itself failed (no worker could start, the environment did not build, the harness
+//! refused a case) the status is `infra`: nothing is known of the solution.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use schemas::{FunctionTask, Reference, TestCase};
+use schemas::{ExecStatus, Fingerprint, FunctionTask, Reference, TaskStatus, TestCase};
 
 use crate::backend::{ExecError, Limits};
 use crate::batch::Batch;
@@ -56,7 +58,7 @@ pub fn load_function_tasks(dir: &Path) -> anyhow::Result<Vec<TaskCases>> {
     }
     let mut out: Vec<TaskCases> = tasks
         .into_iter()
-        .filter(|t| t.status == "ok")
+        .filter(|t| t.status == TaskStatus::Ok)
         .map(|task| {
             let mut cases = by_task.remove(&task.task_id).unwrap_or_default();
             cases.sort_by_key(|c| c.ordinal);
@@ -100,8 +102,10 @@ pub enum CaseVerdict {
     Timeout,
     Memory,
     SandboxViolation,
-    /// The process died, printed too much, hit a resource limit, or the harness failed.
+    /// The process died, printed too much or hit a resource limit.
     Broken,
+    /// The harness failed on it (a bad case, a protocol error): not the solution's doing.
+    Infra,
 }
 
 /// Judges one outcome against what the case expects.
@@ -135,21 +139,19 @@ pub fn judge_case(expected: &Expected, o: &Outcome) -> CaseVerdict {
         Status::Timeout => CaseVerdict::Timeout,
         Status::Memory => CaseVerdict::Memory,
         Status::SandboxViolation => CaseVerdict::SandboxViolation,
-        Status::Crash | Status::OutputLimit | Status::ResourceLimit | Status::HarnessError => {
-            CaseVerdict::Broken
-        }
+        Status::Crash | Status::OutputLimit | Status::ResourceLimit => CaseVerdict::Broken,
+        Status::HarnessError => CaseVerdict::Infra,
     }
 }
 
 /// A solution's run over a task's cases.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
-    /// `pass`, `fail`, `error`, `timeout`, `memory`, `syntax` or `sandbox_violation`.
-    pub status: &'static str,
+    pub status: ExecStatus,
     pub cases_passed: i32,
     pub cases_total: i32,
-    /// `syntax`, `runtime` or `logic`; `None` on a pass.
-    pub fingerprint: Option<&'static str>,
+    /// `None` on a pass and on `infra`.
+    pub fingerprint: Option<Fingerprint>,
     /// The first failing case's story, capped.
     pub detail: Option<String>,
     /// Seconds the calls took (their own time, as the worker measured it).
@@ -259,8 +261,28 @@ fn behaviour(o: &Outcome) -> String {
     }
 }
 
-/// Runs `source` (imported as [`MODULE`]) over every case of `task` through `batch`.
-/// `Err` only when no worker can start.
+impl Verdict {
+    /// The verdict of a run the harness could not make (no worker, no environment): status
+    /// `infra`, nothing known of the solution.
+    pub fn infra(task: &TaskCases, why: &str) -> Verdict {
+        let n = task.cases.len();
+        Verdict {
+            status: ExecStatus::Infra,
+            cases_passed: 0,
+            cases_total: n as i32,
+            fingerprint: None,
+            detail: Some(cap(&format!("infra: {why}"), 1000)),
+            seconds: 0.0,
+            per_case: vec![CaseVerdict::Infra; n],
+            behaviour: vec!["infra".into(); n],
+            isolation: Isolation::None,
+        }
+    }
+}
+
+/// Runs `source` (imported as [`MODULE`]) over every case of `task` through `batch`. A
+/// worker that cannot start makes the verdict `infra`; `Err` only when no worker may start
+/// by configuration (isolation required but missing), which no rerun would change.
 pub fn judge(
     batch: &mut Batch<'_>,
     source: &str,
@@ -280,11 +302,8 @@ pub fn judge(
         let expected = match expected_of(case) {
             Ok(e) => e,
             Err(why) => {
-                per_case.push(CaseVerdict::Broken);
-                behaviours.push("unreadable case".into());
-                first_failure.get_or_insert((CaseVerdict::Broken, why));
-                worst = Some(CaseVerdict::Broken);
-                continue;
+                // A case the harness cannot read is the harness's failure, not the solution's.
+                return Ok(Verdict::infra(task, &why));
             }
         };
         let skip = timeouts >= opts.max_timeouts || matches!(worst, Some(CaseVerdict::Syntax));
@@ -304,7 +323,11 @@ pub fn judge(
             coverage: false,
             fresh: false,
         });
-        let o = batch.run(&req)?;
+        let o = match batch.run(&req) {
+            Ok(o) => o,
+            Err(e) if e.is_configuration() => return Err(e),
+            Err(e) => return Ok(Verdict::infra(task, &e.to_string())),
+        };
         isolation = o.isolation;
         seconds += if o.seconds > 0.0 {
             o.seconds
@@ -312,6 +335,14 @@ pub fn judge(
             o.wall_seconds
         };
         let v = judge_case(&expected, &o);
+        if v == CaseVerdict::Infra {
+            let why = format!(
+                "the harness failed on case {}: {}",
+                case.ordinal,
+                o.detail.as_deref().unwrap_or(o.status.as_str())
+            );
+            return Ok(Verdict::infra(task, &why));
+        }
         if v == CaseVerdict::Timeout {
             timeouts += 1;
         }
@@ -329,8 +360,8 @@ pub fn judge(
     }
     let passed = per_case.iter().filter(|v| **v == CaseVerdict::Pass).count() as i32;
     let (status, fingerprint) = match worst {
-        None if passed == total => ("pass", None),
-        None => ("error", Some("runtime")),
+        None if passed == total => (ExecStatus::Pass, None),
+        None => (ExecStatus::Error, Some(Fingerprint::Runtime)),
         Some(w) => status_of(w),
     };
     Ok(Verdict {
@@ -356,50 +387,112 @@ fn rank(v: CaseVerdict) -> u8 {
         CaseVerdict::Timeout => 4,
         CaseVerdict::SandboxViolation => 5,
         CaseVerdict::Syntax => 6,
+        CaseVerdict::Infra => 7,
     }
 }
 
-fn status_of(v: CaseVerdict) -> (&'static str, Option<&'static str>) {
+fn status_of(v: CaseVerdict) -> (ExecStatus, Option<Fingerprint>) {
     match v {
-        CaseVerdict::Pass => ("pass", None),
-        CaseVerdict::Wrong => ("fail", Some("logic")),
-        CaseVerdict::Raised | CaseVerdict::Broken => ("error", Some("runtime")),
-        CaseVerdict::Memory => ("memory", Some("runtime")),
-        CaseVerdict::Timeout => ("timeout", Some("runtime")),
-        CaseVerdict::SandboxViolation => ("sandbox_violation", Some("runtime")),
-        CaseVerdict::Syntax => ("syntax", Some("syntax")),
+        CaseVerdict::Pass => (ExecStatus::Pass, None),
+        CaseVerdict::Wrong => (ExecStatus::Fail, Some(Fingerprint::Logic)),
+        CaseVerdict::Raised | CaseVerdict::Broken => {
+            (ExecStatus::Error, Some(Fingerprint::Runtime))
+        }
+        CaseVerdict::Memory => (ExecStatus::Memory, Some(Fingerprint::Runtime)),
+        CaseVerdict::Timeout => (ExecStatus::Timeout, Some(Fingerprint::Runtime)),
+        CaseVerdict::SandboxViolation => (ExecStatus::SandboxViolation, Some(Fingerprint::Runtime)),
+        CaseVerdict::Syntax => (ExecStatus::Syntax, Some(Fingerprint::Syntax)),
+        CaseVerdict::Infra => (ExecStatus::Infra, None),
     }
 }
 
-/// The empty solution of a task: its entry point taking anything and doing nothing.
-pub fn null_solution(entry_point: &str) -> String {
-    format!("def {entry_point}(*args, **kwargs):\n    pass\n")
+/// The empty solution of a task: the reference solution with the entry point's body
+/// replaced by `pass`, signature and docstring kept ([`mutants::null_function`], the same
+/// text the `null` reference solver answers).
+pub fn null_solution(task: &FunctionTask) -> Result<String, mutants::NoFunction> {
+    mutants::null_function(&task.canonical_solution, &task.entry_point)
 }
 
-/// The interpreter and preloaded modules each task's code runs with: the tools' interpreter
-/// for tasks that use only the standard library, the repository's environment (built or
-/// reused from the cache) for those that import third-party packages.
+/// A digest of a task's cases as the judge reads them (ids, arguments, expectations, in
+/// order): part of the hash of every row made by running them.
+pub fn cases_digest(task: &TaskCases) -> String {
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(task.cases.len() * 6);
+    for c in &task.cases {
+        parts.push(c.case_id.as_bytes());
+        parts.push(c.args.as_bytes());
+        parts.push(c.kwargs.as_bytes());
+        parts.push(c.expected_json.as_deref().unwrap_or("-").as_bytes());
+        parts.push(c.expected_exception.as_deref().unwrap_or("-").as_bytes());
+    }
+    schemas::id::content_id(&parts)
+}
+
+impl JudgeOptions {
+    /// What of the options can change a verdict, as text for a row's hash.
+    pub fn digest(&self) -> String {
+        format!(
+            "wall={:?} cpu={} mem={} max_timeouts={}",
+            self.limits.wall, self.limits.cpu_seconds, self.limits.memory_bytes, self.max_timeouts
+        )
+    }
+}
+
+/// Code that runs in a repository's interpreter: a task (keyed by its id) or a function
+/// being synthesized (keyed by its function id).
+#[derive(Debug, Clone, Copy)]
+pub struct CodeRef<'a> {
+    pub key: &'a str,
+    pub function_id: &'a str,
+    pub repo_id: &'a str,
+}
+
+impl<'a> From<&'a FunctionTask> for CodeRef<'a> {
+    fn from(t: &'a FunctionTask) -> CodeRef<'a> {
+        CodeRef {
+            key: &t.task_id,
+            function_id: &t.function_id,
+            repo_id: &t.repo_id,
+        }
+    }
+}
+
+/// The interpreter and preloaded modules each piece of code runs with: the tools'
+/// interpreter for code that uses only the standard library, the repository's environment
+/// (built or reused from the cache) for code that imports third-party packages. The one
+/// placement of function code, for synthesize-tests and execute alike.
 pub struct Interpreters {
     default: PathBuf,
+    /// Per repository whose code imports third-party packages, the requirements of its
+    /// environment (or why there are none).
+    requirements: BTreeMap<String, Result<Vec<String>, String>>,
     by_repo: HashMap<String, Result<PathBuf, String>>,
     needs: BTreeMap<String, BTreeSet<String>>,
     third_party: HashMap<String, bool>,
 }
 
-/// Where a task's code runs.
+/// Where a piece of code runs.
 pub type Placement = Result<(PathBuf, Vec<String>), String>;
 
+/// Why code that needs its repository's environment has none when `--no-envs` was given:
+/// such rows are `infra` (left out, made again by a rerun with environments) but, asked
+/// for, they do not make the stage's run lacking.
+pub const NO_ENVS: &str = "no environment built (--no-envs)";
+
+/// Whether a row's reason is [`NO_ENVS`] (skipped on request) rather than a failure.
+pub fn skipped_on_request(reason: Option<&str>) -> bool {
+    reason.is_some_and(|r| r.contains(NO_ENVS))
+}
+
 impl Interpreters {
-    /// Reads `references` for the tasks' functions and builds (or finds in the cache) an
-    /// environment per repository whose tasks need third-party packages. With `cfg` `None`
-    /// no environment is built and such tasks get an error.
-    pub fn prepare(
+    /// Reads `references` (and, for code that imports third-party packages, the dependency
+    /// files of its repositories) and works out where each piece runs, building nothing
+    /// yet ([`Interpreters::build`] does).
+    pub fn plan(
         dir: &Path,
-        tasks: &[&FunctionTask],
+        items: &[CodeRef<'_>],
         default: PathBuf,
-        cfg: Option<crate::env::EnvConfig>,
     ) -> anyhow::Result<Interpreters> {
-        let wanted: BTreeSet<&str> = tasks.iter().map(|t| t.function_id.as_str()).collect();
+        let wanted: BTreeSet<&str> = items.iter().map(|t| t.function_id).collect();
         let refs: Vec<Reference> = if schemas::table_exists::<Reference>(dir) {
             schemas::read_table(dir).context("reading references")?
         } else {
@@ -413,64 +506,94 @@ impl Interpreters {
         }
         let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut third_party = HashMap::new();
-        for t in tasks {
+        for t in items {
             let mods = crate::env::functions::third_party(
-                refs_of
-                    .get(t.function_id.as_str())
-                    .map_or(&[][..], Vec::as_slice),
+                refs_of.get(t.function_id).map_or(&[][..], Vec::as_slice),
             );
-            third_party.insert(t.task_id.clone(), !mods.is_empty());
+            third_party.insert(t.key.to_string(), !mods.is_empty());
             if !mods.is_empty() {
-                needs.entry(t.repo_id.clone()).or_default().extend(mods);
+                needs.entry(t.repo_id.to_string()).or_default().extend(mods);
             }
         }
-        let by_repo = match cfg {
-            Some(cfg) => crate::env::functions::interpreters(dir, &needs, cfg)?,
-            None => needs
-                .keys()
-                .map(|k| {
-                    (
-                        k.clone(),
-                        Err("no environment built (--no-envs)".to_string()),
-                    )
-                })
-                .collect(),
-        };
+        let requirements = crate::env::functions::requirement_sets(dir, &needs)?;
         Ok(Interpreters {
             default,
-            by_repo,
+            requirements,
+            by_repo: HashMap::new(),
             needs,
             third_party,
         })
     }
 
-    /// The interpreter and preloaded modules for `task`, or why it has none.
-    pub fn for_task(&self, task: &FunctionTask) -> Placement {
-        if !self
-            .third_party
-            .get(&task.task_id)
-            .copied()
-            .unwrap_or(false)
-        {
+    fn imports_third_party(&self, key: &str) -> bool {
+        self.third_party.get(key).copied().unwrap_or(false)
+    }
+
+    /// Builds (or finds in the cache) the environments of the repositories of `items` that
+    /// need one. With `cfg` `None` none is built and such code gets an error.
+    pub fn build(
+        &mut self,
+        items: &[CodeRef<'_>],
+        cfg: Option<crate::env::EnvConfig>,
+    ) -> anyhow::Result<()> {
+        let repos: BTreeSet<&str> = items
+            .iter()
+            .filter(|t| self.imports_third_party(t.key))
+            .map(|t| t.repo_id)
+            .collect();
+        let sets: BTreeMap<String, Result<Vec<String>, String>> = self
+            .requirements
+            .iter()
+            .filter(|(r, _)| repos.contains(r.as_str()) && !self.by_repo.contains_key(*r))
+            .map(|(r, s)| (r.clone(), s.clone()))
+            .collect();
+        let built = match cfg {
+            Some(cfg) => crate::env::functions::interpreters(&sets, cfg)?,
+            None => sets
+                .keys()
+                .map(|k| (k.clone(), Err(NO_ENVS.to_string())))
+                .collect(),
+        };
+        self.by_repo.extend(built);
+        Ok(())
+    }
+
+    /// What defines where `item` runs, as text for the hash of the rows made by running it:
+    /// the interpreter of standard-library code, the requirements of the environment of
+    /// code that imports third-party packages.
+    pub fn key_of(&self, item: CodeRef<'_>) -> String {
+        if !self.imports_third_party(item.key) {
+            return format!("python:{}", self.default.display());
+        }
+        match self.requirements.get(item.repo_id) {
+            Some(Ok(reqs)) => format!("env:{}", reqs.join("\n")),
+            Some(Err(why)) => format!("none:{why}"),
+            None => "none".into(),
+        }
+    }
+
+    /// The interpreter and preloaded modules for `item` (the packages its repository's code
+    /// uses, imported once per worker rather than once per call), or why it has none.
+    pub fn placement(&self, item: CodeRef<'_>) -> Placement {
+        if !self.imports_third_party(item.key) {
             return Ok((self.default.clone(), Vec::new()));
         }
         let preload = self
             .needs
-            .get(&task.repo_id)
+            .get(item.repo_id)
             .map(|m| m.iter().cloned().collect())
             .unwrap_or_default();
         self.by_repo
-            .get(&task.repo_id)
+            .get(item.repo_id)
             .cloned()
             .unwrap_or_else(|| Err("no environment".into()))
             .map(|p| (p, preload))
     }
-}
 
-/// Parses `--shard i/n` (1 <= i <= n) into `(i, n)`.
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let shard: schemas::cli::Shard = s.parse().map_err(|e| format!("--shard {e}"))?;
-    Ok((shard.index, shard.count))
+    /// [`Interpreters::placement`] of a task.
+    pub fn for_task(&self, task: &FunctionTask) -> Placement {
+        self.placement(task.into())
+    }
 }
 
 /// Seconds since `t0`.
@@ -568,8 +691,16 @@ mod tests {
         assert!(rank(CaseVerdict::Syntax) > rank(CaseVerdict::Timeout));
         assert!(rank(CaseVerdict::Timeout) > rank(CaseVerdict::Raised));
         assert!(rank(CaseVerdict::Raised) > rank(CaseVerdict::Wrong));
-        assert_eq!(status_of(CaseVerdict::Wrong), ("fail", Some("logic")));
-        assert_eq!(status_of(CaseVerdict::Syntax), ("syntax", Some("syntax")));
+        assert_eq!(
+            status_of(CaseVerdict::Wrong),
+            (ExecStatus::Fail, Some(Fingerprint::Logic))
+        );
+        assert_eq!(
+            status_of(CaseVerdict::Syntax),
+            (ExecStatus::Syntax, Some(Fingerprint::Syntax))
+        );
+        assert_eq!(status_of(CaseVerdict::Infra), (ExecStatus::Infra, None));
+        assert!(rank(CaseVerdict::Infra) > rank(CaseVerdict::Syntax));
     }
 
     #[test]
@@ -579,13 +710,5 @@ mod tests {
             "<m.Yes object at 0x...> and <f at 0x...>"
         );
         assert_eq!(without_addresses("at 0x, plain"), "at 0x, plain");
-    }
-
-    #[test]
-    fn shards_parse() {
-        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
-        assert!(parse_shard("0/4").is_err());
-        assert!(parse_shard("5/4").is_err());
-        assert!(parse_shard("1").is_err());
     }
 }

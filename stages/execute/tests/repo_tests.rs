@@ -2,8 +2,8 @@
 //! (no third-party requirements: its environment needs only pytest and coverage), the
 //! binary run on them, and the rows of `repo_tests` checked: passing and failing tests,
 //! lines executed, the project's version through `importlib.metadata`, a flaky test, an
-//! environment that does not build, a repository without tests, and a rerun that skips what
-//! is done.
+//! environment that does not build, a repository without tests, a rerun that skips what
+//! is done (and redoes what changed), and a test file whose tests end their own process.
 //!
 //! Needs uv and the package registry (or uv's cache) to build the environment: skips with
 //! a printed reason when either is missing.
@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use schemas::{examples, File, Repo, RepoTest};
+use schemas::{examples, File, FileStatus, Isolation, Repo, RepoTest, TestOutcome};
 
 fn repo(id: &str, name: &str) -> Repo {
     Repo {
@@ -24,11 +24,11 @@ fn file(repo_id: &str, path: &str, kind: &str, content: &str) -> File {
     File {
         repo_id: repo_id.into(),
         path: path.into(),
-        kind: kind.into(),
-        sha256: String::new(),
+        kind: kind.parse().unwrap(),
+        sha256: schemas::id::sha256_hex(content.as_bytes()),
         size: content.len() as i64,
         content: Some(content.into()),
-        status: "ok".into(),
+        status: FileStatus::Ok,
         reason: None,
         changed_lines: None,
     }
@@ -95,6 +95,10 @@ fn dataset(dir: &Path) {
 }
 
 fn execute(data: &Path, cache: &Path) -> std::process::Output {
+    execute_with(data, cache, 120)
+}
+
+fn execute_with(data: &Path, cache: &Path, timeout: u32) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_execute"))
         .arg("--data")
         .arg(data)
@@ -102,10 +106,20 @@ fn execute(data: &Path, cache: &Path) -> std::process::Output {
         .arg("--cache-dir")
         .arg(cache)
         .arg("--timeout")
-        .arg("120")
+        .arg(timeout.to_string())
         .arg("-q")
         .output()
         .unwrap()
+}
+
+/// The rows without what records when they ran.
+fn timeless(rows: &[RepoTest]) -> Vec<RepoTest> {
+    rows.iter()
+        .map(|r| RepoTest {
+            seconds: 0.0,
+            ..r.clone()
+        })
+        .collect()
 }
 
 fn lines_of<'a>(row: &'a RepoTest, path: &str) -> Option<&'a Vec<i32>> {
@@ -128,7 +142,7 @@ fn repo_tests_of_a_tiny_project() {
     let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
     let tiny: Vec<&RepoTest> = rows.iter().filter(|r| r.repo_id == "r-tiny").collect();
     if let [only] = tiny.as_slice() {
-        if only.outcome == "env_error" {
+        if only.outcome == TestOutcome::EnvError {
             println!(
                 "SKIP: the environment (pytest and coverage only) did not build with {}; no registry? {}",
                 uv.display(),
@@ -158,8 +172,8 @@ fn repo_tests_of_a_tiny_project() {
     let by = |n: &str| rows.iter().find(|r| r.node_id.ends_with(n)).unwrap();
     let add = by("::test_add");
     assert_eq!(
-        (add.outcome.as_str(), add.flaky),
-        ("passed", false),
+        (add.outcome, add.flaky),
+        (TestOutcome::Passed, false),
         "{add:?}"
     );
     assert_eq!(
@@ -170,8 +184,8 @@ fn repo_tests_of_a_tiny_project() {
     assert!(lines_of(add, "tests/test_calc.py").is_some_and(|l| l.contains(&7)));
     let sub = by("::test_sub_wrong");
     assert_eq!(
-        (sub.outcome.as_str(), sub.flaky),
-        ("failed", false),
+        (sub.outcome, sub.flaky),
+        (TestOutcome::Failed, false),
         "{sub:?}"
     );
     assert_eq!(lines_of(sub, "src/tinyproj/calc.py"), Some(&vec![6]));
@@ -180,11 +194,11 @@ fn repo_tests_of_a_tiny_project() {
         "{sub:?}"
     );
     let version = by("::test_version_from_metadata");
-    assert_eq!(version.outcome, "passed", "{version:?}");
+    assert_eq!(version.outcome, TestOutcome::Passed, "{version:?}");
     let flaky = by("::test_passes_only_once");
     assert_eq!(
-        (flaky.outcome.as_str(), flaky.flaky),
-        ("passed", true),
+        (flaky.outcome, flaky.flaky),
+        (TestOutcome::Passed, true),
         "{flaky:?}"
     );
     assert!(flaky
@@ -194,13 +208,13 @@ fn repo_tests_of_a_tiny_project() {
         .contains("run 1 passed, run 2 failed"));
     for r in &tiny {
         assert!(
-            r.isolation == "namespaces" || r.isolation == "rlimits-only",
+            r.isolation == Isolation::Namespaces || r.isolation == Isolation::RlimitsOnly,
             "{r:?}"
         );
         assert!(r.seconds >= 0.0);
     }
     let broken = by("<environment>");
-    assert_eq!(broken.outcome, "env_error");
+    assert_eq!(broken.outcome, TestOutcome::EnvError);
     assert!(!broken.detail.as_deref().unwrap_or("").is_empty());
     assert!(stdout.contains("tinyproj"), "{stdout}");
     let tiny_line = stdout.lines().find(|l| l.starts_with("tinyproj")).unwrap();
@@ -231,11 +245,27 @@ fn repo_tests_of_a_tiny_project() {
     assert!(envs.iter().all(|n| !n.contains(".tmp-")), "{envs:?}");
     assert!(envs.iter().any(|n| n.ends_with(".failed")), "{envs:?}");
 
-    // A rerun skips the repositories already in the table: same rows, nothing run.
+    // A rerun skips the repositories already in the table, made from the same inputs: same
+    // rows. The environment that failed is tried again (the harness's failure is never
+    // kept), and fails again from the cache.
     let again = execute(&data, &cache);
     let stdout2 = String::from_utf8_lossy(&again.stdout);
     let rows2: Vec<RepoTest> = schemas::read_table(&data).unwrap();
-    assert_eq!(rows2, rows);
+    assert_eq!(timeless(&rows2), timeless(&rows));
+    assert_eq!(
+        rows2
+            .iter()
+            .filter(|r| r.repo_id == "r-tiny")
+            .collect::<Vec<_>>(),
+        tiny,
+        "the tiny project was not run again"
+    );
+    assert!(
+        stdout2
+            .lines()
+            .any(|l| l.starts_with("brokenenv") && l.contains("failed (cached)")),
+        "{stdout2}"
+    );
     assert!(
         stdout2
             .lines()
@@ -292,4 +322,166 @@ fn errors_of_use_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(!tmp.path().join("repo_tests.parquet").exists());
+}
+
+/// An environment cache shared by the tests that need a working environment (it is keyed by
+/// what defines each environment, so sharing it changes no result, only the time).
+fn shared_cache() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("repo-tests-cache")
+}
+
+/// A rerun redoes a repository whose files changed, and keeps the others.
+#[test]
+fn a_changed_file_makes_its_repository_run_again() {
+    if execute::env::find_uv().is_none() {
+        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cache = shared_cache();
+    let repos = vec![repo("r-tiny", "tinyproj")];
+    let mut files = vec![
+        file("r-tiny", "src/tinyproj/__init__.py", "source", ""),
+        file("r-tiny", "src/tinyproj/calc.py", "source", CALC),
+        file("r-tiny", "tests/test_calc.py", "test", TEST_CALC),
+    ];
+    schemas::write_table(&data, &repos).unwrap();
+    schemas::write_table(&data, &files).unwrap();
+    execute(&data, &cache);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
+        println!("SKIP: the environment did not build (no registry?)");
+        return;
+    }
+    let sub = |rows: &[RepoTest]| {
+        rows.iter()
+            .find(|r| r.node_id.ends_with("::test_sub_wrong"))
+            .unwrap()
+            .outcome
+    };
+    assert_eq!(sub(&rows), TestOutcome::Failed);
+    // `sub` fixed: the row made from the old file must not survive the rerun.
+    files[1] = file(
+        "r-tiny",
+        "src/tinyproj/calc.py",
+        "source",
+        &CALC.replace("a - b", "a - b + 2"),
+    );
+    schemas::write_table(&data, &files).unwrap();
+    execute(&data, &cache);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    assert_eq!(sub(&rows), TestOutcome::Passed, "{rows:?}");
+}
+
+const HOSTILE_CALC: &str = "def double(x):\n    return 2 * x\n";
+
+const TEST_HOSTILE: &str = "\
+import os
+import signal
+
+from hostileproj.calc import double
+
+
+def test_passes():
+    assert double(2) == 4
+
+
+def test_fails():
+    assert double(2) == 5
+
+
+def test_exits():
+    os._exit(0)
+
+
+def test_kills_parent():
+    os.kill(os.getppid(), signal.SIGKILL)
+
+
+def test_loops():
+    while True:
+        pass
+
+
+def test_passes_after():
+    assert double(3) == 6
+";
+
+/// Regression: one test that ended its process (os._exit, a loop to the limit) cost its
+/// whole file one `error` row, and the passing tests beside it lost their outcomes and the
+/// lines they executed. Now each test gets its own row with its own outcome.
+#[test]
+fn tests_that_end_their_process_are_charged_alone() {
+    if execute::env::find_uv().is_none() {
+        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cache = shared_cache();
+    let repos = vec![repo("r-hostile", "hostileproj")];
+    let files = vec![
+        file("r-hostile", "src/hostileproj/__init__.py", "source", ""),
+        file(
+            "r-hostile",
+            "src/hostileproj/calc.py",
+            "source",
+            HOSTILE_CALC,
+        ),
+        file("r-hostile", "tests/test_hostile.py", "test", TEST_HOSTILE),
+    ];
+    schemas::write_table(&data, &repos).unwrap();
+    schemas::write_table(&data, &files).unwrap();
+    let out = execute_with(&data, &cache, 8);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
+        println!("SKIP: the environment did not build (no registry?)");
+        return;
+    }
+    let got: Vec<(&str, TestOutcome)> = rows
+        .iter()
+        .map(|r| (r.node_id.rsplit("::").next().unwrap(), r.outcome))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("test_exits", TestOutcome::Error),
+            ("test_fails", TestOutcome::Failed),
+            ("test_kills_parent", TestOutcome::Error),
+            ("test_loops", TestOutcome::Timeout),
+            ("test_passes", TestOutcome::Passed),
+            ("test_passes_after", TestOutcome::Passed),
+        ],
+        "{stdout}\n{stderr}"
+    );
+    let by = |n: &str| rows.iter().find(|r| r.node_id.ends_with(n)).unwrap();
+    for name in ["::test_passes", "::test_passes_after", "::test_fails"] {
+        let r = by(name);
+        assert!(!r.flaky, "{r:?}");
+        assert!(
+            lines_of(r, "src/hostileproj/calc.py") == Some(&vec![2]),
+            "{name} lost its lines: {r:?}"
+        );
+    }
+    assert!(
+        by("::test_exits")
+            .detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("ended its test process"),
+        "{:?}",
+        by("::test_exits")
+    );
+    assert!(
+        by("::test_kills_parent")
+            .detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("sandbox violation"),
+        "{:?}",
+        by("::test_kills_parent")
+    );
 }

@@ -199,7 +199,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
         .expect("calc.py lines");
     assert_eq!(calc.lines, vec![2]);
     let t1 = &o.tests[1];
-    assert_eq!(t1.outcome, "failed");
+    assert_eq!(t1.outcome, schemas::TestOutcome::Failed);
     let calc = t1
         .lines
         .iter()
@@ -209,7 +209,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
     let net = &o.tests[2];
     assert_eq!(net.node_id, "tests/test_net.py::test_local_server");
     if o.isolation == execute::Isolation::Namespaces {
-        assert_eq!(net.outcome, "passed", "{net:?}");
+        assert_eq!(net.outcome, schemas::TestOutcome::Passed, "{net:?}");
     } else {
         println!("SKIP the loopback test's outcome: no network namespace");
     }

@@ -8,6 +8,7 @@
 //! the output (order and ids) is the same on every run.
 
 mod apply;
+pub mod function;
 mod mutant;
 mod operators;
 mod walk;
@@ -16,6 +17,7 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
+pub use function::{find_function, null_function, FunctionSpan, NoFunction};
 pub use mutant::{Mutant, Operator, UnknownOperator};
 
 /// Which mutants to make.

@@ -81,7 +81,6 @@ pub mod tagged;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use anyhow::Context as _;
 use clap::Parser;
@@ -105,10 +104,10 @@ pub enum ExportFormat {
 #[derive(Debug, Parser)]
 #[command(name = "publish", version, about, long_about = None)]
 pub struct Args {
-    /// The dataset directory to publish from (reads `DIR/<table>.parquet`); not needed with
-    /// --verify.
-    #[arg(long, value_name = "DIR", required_unless_present = "verify")]
-    pub data: Option<PathBuf>,
+    /// `--data DIR`: the dataset directory to publish from (reads `DIR/<table>.parquet`);
+    /// not needed with --verify.
+    #[command(flatten)]
+    pub common: CommonArgs,
     /// The folder to make the snapshot in (created if missing): the snapshot is the folder
     /// `PARENT/NAME-DATE`, e.g. `data/snapshots/freshbench-2026-12-01`.
     #[arg(long, value_name = "PARENT", required_unless_present = "verify")]
@@ -143,23 +142,6 @@ pub struct Args {
         conflicts_with_all = ["data", "out", "date", "cutoff", "allow_license", "licenses", "export"]
     )]
     pub verify: Option<PathBuf>,
-    /// No progress output and only warnings in the log.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// More log output (-v: debug, -vv: trace). `RUST_LOG` overrides.
-    #[arg(short, long, action = clap::ArgAction::Count)]
-    pub verbose: u8,
-}
-
-impl Args {
-    /// The options every stage shares, for `schemas::cli::init_logging`.
-    pub fn common(&self) -> CommonArgs {
-        CommonArgs {
-            data: self.data.clone().unwrap_or_default(),
-            quiet: self.quiet,
-            verbose: self.verbose,
-        }
-    }
 }
 
 /// The stage: publish, or verify with `--verify`.
@@ -170,51 +152,17 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     publish(args)
 }
 
-/// A real calendar date `YYYY-MM-DD` (for `--date`, `--cutoff`).
+/// A real calendar date `YYYY-MM-DD` (for `--date`, `--cutoff`), with the shared calendar
+/// check ([`schemas::cli::parse_date`]); only the date form, since a date names a folder.
 pub fn parse_date(text: &str, flag: &str) -> anyhow::Result<Timestamp> {
-    let bad =
-        || anyhow::anyhow!("{flag} {text:?}: not a date; give it as YYYY-MM-DD, e.g. 2026-12-01");
-    let t = text.trim();
-    let bytes = t.as_bytes();
-    let shaped = bytes.len() == 10
-        && bytes[4] == b'-'
-        && bytes[7] == b'-'
-        && bytes
-            .iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
-    if !shaped {
-        return Err(bad());
+    if text.trim().len() != 10 {
+        anyhow::bail!("{flag} {text:?}: give a date as YYYY-MM-DD, e.g. 2026-12-01");
     }
-    let num = |r: std::ops::Range<usize>| t[r].parse::<i64>().map_err(|_| bad());
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(bad()),
-    };
-    if day < 1 || day > days {
-        return Err(bad());
-    }
-    Timestamp::parse(t).ok_or_else(bad)
+    schemas::cli::parse_date(flag, text)
 }
 
 fn check_name(name: &str) -> anyhow::Result<()> {
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if !ok {
-        anyhow::bail!(
-            "--name {name:?}: a snapshot name is letters, digits, `.`, `_` and `-`, not \
-             starting with `.` (e.g. freshbench)"
-        );
-    }
-    Ok(())
+    schemas::cli::check_folder_name("--name", name)
 }
 
 fn today() -> String {
@@ -224,24 +172,19 @@ fn today() -> String {
     Timestamp::from_unix_seconds(i64::try_from(secs).unwrap_or(0)).date_string()
 }
 
-/// The commit freshbench was built from: `git rev-parse HEAD` in the current directory,
-/// else `$FRESHBENCH_COMMIT`, else none.
+/// The git commit this freshbench was built from, recorded at build time by `build.rs`
+/// (`unknown` for a build outside a git checkout without `FRESHBENCH_COMMIT`): the manifest
+/// names the code that made the snapshot, not whatever folder publish runs in.
+pub const COMMIT: &str = env!("FRESHBENCH_COMMIT");
+
+/// A hash of freshbench's sources at build time (every stage's code, the runner, the
+/// contract, the SQL views), recorded by `build.rs`: the exact build, also for a build with
+/// uncommitted changes.
+pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
+
+/// [`COMMIT`], or none when the build did not know it.
 pub fn commit() -> Option<String> {
-    let from_git = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| s.len() >= 40 && s.bytes().all(|b| b.is_ascii_hexdigit()));
-    from_git.or_else(|| {
-        std::env::var("FRESHBENCH_COMMIT")
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
+    (COMMIT != "unknown").then(|| COMMIT.to_string())
 }
 
 /// Writes one table into the snapshot when it has rows.
@@ -265,12 +208,9 @@ fn write_rows<T: Table>(
     Ok(())
 }
 
-/// Writes a text file and syncs it.
+/// Writes a text file of the snapshot (the one atomic write: synced, renamed, folder synced).
 fn write_synced(path: &Path, text: &str) -> anyhow::Result<()> {
-    let mut f =
-        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(text.as_bytes())
-        .and_then(|()| f.sync_all())
+    schemas::io::write_bytes_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }
 
@@ -297,7 +237,7 @@ fn sources(published: &Published) -> Vec<Source> {
 }
 
 fn publish(args: &Args) -> anyhow::Result<Outcome> {
-    let (Some(dataset), Some(out)) = (&args.data, &args.out) else {
+    let (Some(dataset), Some(out)) = (&args.common.data, &args.out) else {
         anyhow::bail!(
             "--data DIR and --out PARENT are needed to publish (or give --verify FOLDER)"
         );
@@ -415,6 +355,7 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
         schema_version: schemas::SCHEMA_VERSION,
         freshbench_version: env!("CARGO_PKG_VERSION").to_string(),
         freshbench_commit: commit(),
+        freshbench_build: BUILD_ID.to_string(),
         cutoff: cutoff.map(|c| c.to_string()),
         cutoff_source: cutoff_source.map(str::to_string),
         license_policy: LicensePolicy::of(&policy),
@@ -441,25 +382,20 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
             }
         }
     }
-    if let Ok(d) = std::fs::File::open(root) {
-        let _ = d.sync_all();
-    }
+    schemas::io::sync_dir(root).with_context(|| format!("syncing {}", root.display()))?;
     // Checked again: another publish may have made it meanwhile (the temporary folder is
     // removed when `tmp` is dropped on this error).
     if exists(&folder) {
         return Err(refuse());
     }
     let kept = tmp.keep();
-    std::fs::rename(&kept, &folder).with_context(|| {
+    schemas::io::rename_durably(&kept, &folder).with_context(|| {
         format!(
             "cannot rename {} to {}; the finished snapshot is left in the former",
             kept.display(),
             folder.display()
         )
     })?;
-    if let Ok(d) = std::fs::File::open(out) {
-        let _ = d.sync_all();
-    }
     tracing::info!(
         folder = %folder.display(),
         tasks = manifest.selection.tasks_published,
@@ -467,7 +403,7 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
         excluded_repos = manifest.excluded.len(),
         "snapshot written"
     );
-    println!("{}", folder.display());
+    writeln!(std::io::stdout().lock(), "{}", folder.display())?;
     Ok(Outcome::Success)
 }
 

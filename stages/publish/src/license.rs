@@ -22,10 +22,10 @@
 //! lists it). BSD-4-Clause and Apache-1.1 are left out for their advertising clauses, and
 //! the GPL family for its copyleft.
 
-use std::fmt;
 use std::path::Path;
 
 use anyhow::Context as _;
+pub use schemas::spdx::{parse, Expr, ParseError};
 
 /// Licenses allowed by default: permissive ones, which allow redistribution of excerpts
 /// with attribution (the card and the manifest name every source).
@@ -44,143 +44,6 @@ pub const DEFAULT_ALLOWED: &[&str] = &[
     "BSL-1.0",
     "CC0-1.0",
 ];
-
-/// A parsed SPDX license expression.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expr {
-    /// A license id as written (`MIT`, `GPL-2.0+`, `LicenseRef-Foo`).
-    Id(String),
-    /// `license WITH exception`.
-    With(String, String),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
-}
-
-impl fmt::Display for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn side(e: &Expr, f: &mut fmt::Formatter<'_>, parent_and: bool) -> fmt::Result {
-            match e {
-                Expr::Or(..) if parent_and => write!(f, "({e})"),
-                _ => write!(f, "{e}"),
-            }
-        }
-        match self {
-            Expr::Id(id) => f.write_str(id),
-            Expr::With(id, exc) => write!(f, "{id} WITH {exc}"),
-            Expr::And(a, b) => {
-                side(a, f, true)?;
-                f.write_str(" AND ")?;
-                side(b, f, true)
-            }
-            Expr::Or(a, b) => write!(f, "{a} OR {b}"),
-        }
-    }
-}
-
-/// Why an expression could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError(pub String);
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-fn is_id(token: &str) -> bool {
-    let core = token.strip_suffix('+').unwrap_or(token);
-    !core.is_empty()
-        && core
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b':')
-}
-
-/// Reads an SPDX license expression.
-pub fn parse(text: &str) -> Result<Expr, ParseError> {
-    let spaced = text.replace('(', " ( ").replace(')', " ) ");
-    let tokens: Vec<&str> = spaced.split_whitespace().collect();
-    if tokens.is_empty() {
-        return Err(ParseError("empty license expression".into()));
-    }
-    let mut p = Parser { tokens, at: 0 };
-    let expr = p.or()?;
-    if let Some(t) = p.peek() {
-        return Err(ParseError(format!("unexpected `{t}` in `{}`", text.trim())));
-    }
-    Ok(expr)
-}
-
-struct Parser<'a> {
-    tokens: Vec<&'a str>,
-    at: usize,
-}
-
-impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<&'a str> {
-        self.tokens.get(self.at).copied()
-    }
-
-    fn keyword(&mut self, word: &str) -> bool {
-        if self.peek().is_some_and(|t| t.eq_ignore_ascii_case(word)) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn or(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.and()?;
-        while self.keyword("OR") {
-            left = Expr::Or(Box::new(left), Box::new(self.and()?));
-        }
-        Ok(left)
-    }
-
-    fn and(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.with()?;
-        while self.keyword("AND") {
-            left = Expr::And(Box::new(left), Box::new(self.with()?));
-        }
-        Ok(left)
-    }
-
-    fn with(&mut self) -> Result<Expr, ParseError> {
-        if self.peek() == Some("(") {
-            self.at += 1;
-            let inner = self.or()?;
-            if self.peek() != Some(")") {
-                return Err(ParseError("a `(` is not closed".into()));
-            }
-            self.at += 1;
-            return Ok(inner);
-        }
-        let id = self.id("a license id")?;
-        if self.keyword("WITH") {
-            let exception = self.id("an exception id after WITH")?;
-            return Ok(Expr::With(id, exception));
-        }
-        Ok(Expr::Id(id))
-    }
-
-    fn id(&mut self, what: &str) -> Result<String, ParseError> {
-        match self.peek() {
-            Some(t)
-                if is_id(t)
-                    && !["AND", "OR", "WITH"]
-                        .iter()
-                        .any(|k| t.eq_ignore_ascii_case(k)) =>
-            {
-                self.at += 1;
-                Ok(t.to_string())
-            }
-            Some(t) => Err(ParseError(format!("expected {what}, found `{t}`"))),
-            None => Err(ParseError(format!("expected {what} at the end"))),
-        }
-    }
-}
 
 /// Where the allow-list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -95,8 +95,12 @@ pub struct Manifest {
     pub date: String,
     pub schema_version: u32,
     pub freshbench_version: String,
-    /// `git rev-parse HEAD` where publish ran, else `$FRESHBENCH_COMMIT`, else null.
+    /// The git commit the publishing freshbench was built from (recorded at build time);
+    /// null when the build did not know it.
     pub freshbench_commit: Option<String>,
+    /// A hash of the publishing freshbench's sources, recorded at build time.
+    #[serde(default)]
+    pub freshbench_build: String,
     /// The cutoff: tasks come from repositories published after it (RFC 3339, UTC).
     pub cutoff: Option<String>,
     /// `--cutoff`, or `repos` (the earliest cutoff of the published repositories).

@@ -137,7 +137,7 @@ pub fn select(input: &Input, policy: &Policy) -> Published {
     let mut candidates: Vec<(&str, &str)> = Vec::new();
     for t in &input.function_tasks {
         sel.tasks_read += 1;
-        if t.status != "ok" {
+        if t.status != schemas::TaskStatus::Ok {
             sel.tasks_rejected += 1;
         } else if valid.contains(t.task_id.as_str()) {
             candidates.push((&t.task_id, &t.repo_id));

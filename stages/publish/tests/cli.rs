@@ -71,10 +71,15 @@ fn publishes_only_valid_tasks_of_allowed_repositories() {
     let m = manifest(&folder);
     assert_eq!(m["schema_version"], schemas::SCHEMA_VERSION);
     assert_eq!(m["freshbench_version"], env!("CARGO_PKG_VERSION"));
+    // Regression: the commit was `git rev-parse HEAD` of wherever publish ran (or the
+    // runtime FRESHBENCH_COMMIT), not the build's.
     assert_eq!(
         m["freshbench_commit"],
-        "0123456789abcdef0123456789abcdef01234567"
+        serde_json::to_value(publish::commit()).unwrap()
     );
+    assert_ne!(m["freshbench_commit"], common::RUNTIME_COMMIT);
+    assert_eq!(m["freshbench_build"], publish::BUILD_ID);
+    assert_eq!(publish::BUILD_ID.len(), 32);
     assert_eq!(m["date"], DATE);
     assert_eq!(m["name"], "freshbench");
     assert_eq!(m["cutoff"], "2026-09-01T00:00:00Z");

@@ -125,9 +125,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    let data = args.common.data()?;
     let session = runtime
-        .block_on(Session::open(&args.common.data, args.views.as_deref()))
-        .with_context(|| format!("opening the dataset {}", args.common.data.display()))?;
+        .block_on(Session::open(data, args.views.as_deref()))
+        .with_context(|| format!("opening the dataset {}", data.display()))?;
 
     match source {
         None => {

@@ -67,7 +67,7 @@ pub fn run(
     }
     eprintln!(
         "freshbench query: SQL over {}; \\? for help, \\q to leave.",
-        args.common.data.display()
+        args.common.data()?.display()
     );
     let mut buffer = String::new();
     loop {

@@ -2,6 +2,7 @@
 //! decorators, docstring and size. (Complexity, generator-ness and the names it uses come
 //! from the walk, which sees its body.)
 
+use schemas::ParamKind;
 use tree_sitter::Node;
 
 use crate::docstring::{cleandoc, literal_value};
@@ -103,16 +104,16 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
         let id = p.kind_id();
         let plain = |keyword_only: bool| {
             if keyword_only {
-                "keyword_only"
+                ParamKind::KeywordOnly
             } else {
-                "positional_or_keyword"
+                ParamKind::PositionalOrKeyword
             }
         };
         let mut push =
-            |name: String, kind: &str, annotation: Option<String>, default: Option<String>| {
+            |name: String, kind: ParamKind, annotation: Option<String>, default: Option<String>| {
                 out.push(schemas::Param {
                     name,
-                    kind: kind.to_string(),
+                    kind,
                     annotation,
                     default,
                 });
@@ -132,26 +133,36 @@ fn params(src: &str, node: Node<'_>, k: &Kinds) -> Vec<schemas::Param> {
                 .find(|n| n.kind_id() != k.comment && Some(*n) != p.child_by_field_id(f.type_));
             match inner {
                 Some(i) if i.kind_id() == k.list_splat_pattern => {
-                    push(splat_name(src, i, k), "var_positional", annotation, None);
+                    push(
+                        splat_name(src, i, k),
+                        ParamKind::VarPositional,
+                        annotation,
+                        None,
+                    );
                     keyword_only = true;
                 }
                 Some(i) if i.kind_id() == k.dictionary_splat_pattern => {
-                    push(splat_name(src, i, k), "var_keyword", annotation, None);
+                    push(
+                        splat_name(src, i, k),
+                        ParamKind::VarKeyword,
+                        annotation,
+                        None,
+                    );
                 }
                 Some(i) => push(text(i), plain(keyword_only), annotation, None),
                 None => {}
             }
         } else if id == k.list_splat_pattern {
-            push(splat_name(src, p, k), "var_positional", None, None);
+            push(splat_name(src, p, k), ParamKind::VarPositional, None, None);
             keyword_only = true;
         } else if id == k.dictionary_splat_pattern {
-            push(splat_name(src, p, k), "var_keyword", None, None);
+            push(splat_name(src, p, k), ParamKind::VarKeyword, None, None);
         } else if id == k.keyword_separator {
             keyword_only = true;
         } else if id == k.positional_separator {
             for q in &mut out {
-                if q.kind == "positional_or_keyword" {
-                    q.kind = "positional_only".to_string();
+                if q.kind == ParamKind::PositionalOrKeyword {
+                    q.kind = ParamKind::PositionalOnly;
                 }
             }
         }

@@ -25,7 +25,6 @@ mod kinds;
 mod model;
 mod module_name;
 mod names;
-mod parallel;
 mod parse;
 mod recover;
 mod scope;
@@ -40,7 +39,7 @@ use std::io::Write as _;
 
 use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome};
-use schemas::{File, Repo};
+use schemas::{File, FileKind, FileStatus, Repo};
 
 pub use docstring::{cleandoc, decode_escapes, literal_value};
 pub use imports::RepoIndex;
@@ -120,13 +119,15 @@ pub fn resolve_repo<P: AsRef<str>, C: AsRef<str>>(
 
 /// Whether `resolve` parses this `files` row.
 fn wanted(f: &File) -> bool {
-    (f.kind == "source" || f.kind == "test") && f.status == "ok" && f.content.is_some()
+    matches!(f.kind, FileKind::Source | FileKind::Test)
+        && f.status == FileStatus::Ok
+        && f.content.is_some()
 }
 
 /// Runs the stage: reads `repos` and `files`, writes `modules`, `functions` and
 /// `references`, prints a summary on stdout.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
-    let dir = &args.common.data;
+    let dir = args.common.data()?;
     let repos: Vec<Repo> =
         schemas::read_table(dir).context("reading the repositories (`repos`)")?;
     let files: Vec<File> = schemas::read_table(dir).context("reading the files (`files`)")?;
@@ -158,7 +159,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     Analyzer::new().context("starting the Python parser")?;
     let started = std::time::Instant::now();
     let bar = schemas::cli::progress(&args.common, selected.len() as u64, "parsing");
-    let analyses = parallel::map(&selected, jobs, Analyzer::new, |analyzer, file| {
+    let analyses = schemas::pool::map(&selected, jobs, Analyzer::new, |analyzer, file| {
         let (module, is_package) = module_name(&file.path);
         let content = file.content.as_deref().unwrap_or("");
         let result = match analyzer {
@@ -194,7 +195,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         start = end;
     }
     let repo_by_id: HashMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
-    let per_repo = parallel::map(
+    let per_repo = schemas::pool::map(
         &groups,
         jobs,
         || (),

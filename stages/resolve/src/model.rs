@@ -180,53 +180,6 @@ impl Resolution {
     }
 }
 
-/// The kind of a reference, as the `references.kind` column spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RefKind {
-    Builtin,
-    Stdlib,
-    ThirdParty,
-    Internal,
-    Unresolved,
-}
-
-impl RefKind {
-    /// All kinds, in the order summaries list them.
-    pub const ALL: [RefKind; 5] = [
-        Self::Builtin,
-        Self::Stdlib,
-        Self::ThirdParty,
-        Self::Internal,
-        Self::Unresolved,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Builtin => "builtin",
-            Self::Stdlib => "stdlib",
-            Self::ThirdParty => "third_party",
-            Self::Internal => "internal",
-            Self::Unresolved => "unresolved",
-        }
-    }
-}
-
-/// What an internal target is, as the `references.target_type` column spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TargetType {
-    Function,
-    Class,
-    Variable,
-    Module,
-}
-
-impl TargetType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Function => "function",
-            Self::Class => "class",
-            Self::Variable => "variable",
-            Self::Module => "module",
-        }
-    }
-}
+/// The kind of a reference and what an internal target is, as the `references` table
+/// spells them.
+pub use schemas::{RefKind, TargetType};

@@ -1,7 +1,7 @@
 //! Table assembly: one repository's analyses and resolutions turned into rows of
 //! `modules`, `functions` and `references`, in the contract's order.
 
-use schemas::{File, Function, Module, Reference, Repo};
+use schemas::{File, Function, Module, ParseStatus, Reference, Repo};
 
 use crate::imports::RepoIndex;
 use crate::model::{FileAnalysis, FunctionInfo, RefKind};
@@ -116,11 +116,10 @@ pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalys
             module: a.module.clone(),
             is_package: a.is_package,
             parse_status: if a.errors.is_empty() {
-                "ok"
+                ParseStatus::Ok
             } else {
-                "syntax_error"
-            }
-            .to_string(),
+                ParseStatus::SyntaxError
+            },
             errors: a.errors.clone(),
             functions: a.functions.len() as i32,
         });
@@ -147,11 +146,11 @@ pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalys
                     repo_id: repo_id.to_string(),
                     name: free.name.clone(),
                     chain: free.chain.clone(),
-                    kind: r.kind.as_str().to_string(),
+                    kind: r.kind,
                     target_module: r.target_module,
                     target: r.target,
                     target_path: r.target_path,
-                    target_type: r.target_type.map(|t| t.as_str().to_string()),
+                    target_type: r.target_type,
                     is_call: free.is_call,
                     is_store: free.is_store,
                     count: free.count as i32,
@@ -193,7 +192,7 @@ impl Summary {
     pub fn of(rows: &Rows) -> Self {
         let mut by_kind = [0; 5];
         for r in &rows.references {
-            if let Some(i) = RefKind::ALL.iter().position(|k| k.as_str() == r.kind) {
+            if let Some(i) = RefKind::ALL.iter().position(|k| *k == r.kind) {
                 by_kind[i] += 1;
             }
         }
@@ -202,7 +201,7 @@ impl Summary {
             syntax_errors: rows
                 .modules
                 .iter()
-                .filter(|m| m.parse_status != "ok")
+                .filter(|m| m.parse_status != ParseStatus::Ok)
                 .count(),
             functions: rows.functions.len(),
             references: rows.references.len(),

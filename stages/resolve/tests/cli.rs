@@ -18,11 +18,13 @@ fn file(repo_id: &str, path: &str, kind: &str, content: Option<&str>) -> File {
     File {
         repo_id: repo_id.into(),
         path: path.into(),
-        kind: kind.into(),
+        kind: kind.parse().unwrap(),
         sha256: schemas::id::sha256_hex(content.unwrap_or("").as_bytes()),
         size: content.map_or(0, |c| c.len() as i64),
         content: content.map(str::to_string),
-        status: if content.is_some() { "ok" } else { "skipped" }.into(),
+        status: (if content.is_some() { "ok" } else { "skipped" })
+            .parse()
+            .unwrap(),
         reason: content.is_none().then(|| "not UTF-8".to_string()),
         changed_lines: None,
     }
@@ -271,7 +273,7 @@ fn class_cell_resolves_to_the_enclosing_class() {
         (
             r.kind.as_str(),
             r.target.as_deref(),
-            r.target_type.as_deref()
+            r.target_type.map(schemas::TargetType::as_str)
         ),
         ("internal", Some("pkg.m.Base.__name__"), Some("class"))
     );

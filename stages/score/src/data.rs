@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use schemas::{
-    AssertionTask, Candidate, CompletionTask, Execution, FunctionTask, Repo, Slice, Table,
-    Timestamp, Validation,
+    AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family, Fingerprint,
+    FunctionClass, FunctionTask, Repo, Slice, Table, Timestamp, Validation,
 };
 
 use crate::difficulty;
@@ -25,10 +25,9 @@ pub enum DifficultySource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskInfo {
     pub task_id: String,
-    /// `function`, `completion` or `assertion`.
-    pub family: String,
+    pub family: Family,
     /// The function class; `None` for tasks that are not function tasks.
-    pub class: Option<String>,
+    pub class: Option<FunctionClass>,
     /// The repository's name (with its version or id where names collide).
     pub repo: String,
     /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
@@ -74,6 +73,9 @@ pub struct RunData {
     pub ignored_executions: usize,
     /// Execution rows repeating a (task, sample) already seen (the first one counts).
     pub duplicate_executions: usize,
+    /// Samples the harness could not judge (status `infra`): not scored, judged again by a
+    /// rerun of `execute --run`.
+    pub infra_samples: usize,
     /// Samples per status, over the scored samples.
     pub statuses: BTreeMap<String, usize>,
     /// Failed samples per fingerprint (`none` when a failure has none), over the scored samples.
@@ -117,11 +119,9 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
     };
 
     // Valid tasks; a task validated twice is valid only if every row says so.
-    let mut valid: BTreeMap<&str, (bool, &str)> = BTreeMap::new();
+    let mut valid: BTreeMap<&str, (bool, Family)> = BTreeMap::new();
     for v in &validations {
-        let e = valid
-            .entry(v.task_id.as_str())
-            .or_insert((true, v.family.as_str()));
+        let e = valid.entry(v.task_id.as_str()).or_insert((true, v.family));
         e.0 &= v.valid;
     }
     let invalid = valid.values().filter(|(ok, _)| !ok).count();
@@ -175,8 +175,8 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
             });
             TaskInfo {
                 task_id: id.to_string(),
-                family: valid[id].1.to_string(),
-                class: functions.get(id).map(|t| t.class.clone()),
+                family: valid[id].1,
+                class: functions.get(id).map(|t| t.class),
                 repo: repo_id.map_or_else(
                     || "(unknown repository)".to_string(),
                     |r| repo_names[r].clone(),
@@ -319,7 +319,7 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
     let mut fingerprints: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut ignored, mut duplicates) = (0, 0);
+    let (mut ignored, mut duplicates, mut infra) = (0, 0, 0);
     for e in &executions {
         if e.run != name {
             tracing::warn!(run = name, found = %e.run, task = %e.task_id, "an execution row names another run; counted for this run's folder");
@@ -332,14 +332,19 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
             duplicates += 1;
             continue;
         }
+        *statuses.entry(e.status.as_str().to_string()).or_default() += 1;
+        if e.status.is_infra() {
+            // The harness failed, not the model: neither passed nor failed.
+            infra += 1;
+            continue;
+        }
         let o = outcomes.entry(e.task_id.clone()).or_default();
         o.n += 1;
-        let pass = e.status == "pass";
+        let pass = e.status == ExecStatus::Pass;
         o.c += u32::from(pass);
-        *statuses.entry(e.status.clone()).or_default() += 1;
         if !pass {
-            let f = e.fingerprint.clone().unwrap_or_else(|| "none".into());
-            *fingerprints.entry(f).or_default() += 1;
+            let f = e.fingerprint.map_or("none", Fingerprint::as_str);
+            *fingerprints.entry(f.to_string()).or_default() += 1;
         }
     }
     let missing_tasks = valid.len() - outcomes.len();
@@ -394,6 +399,13 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
             "repeated executions of a task's sample: the first row counts"
         );
     }
+    if infra > 0 {
+        tracing::warn!(
+            run = name,
+            samples = infra,
+            "samples the harness could not judge (infra) are not scored; rerun `execute --run {name}` to judge them"
+        );
+    }
     Ok(RunData {
         name: name.to_string(),
         model,
@@ -402,6 +414,7 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
         missing_samples,
         ignored_executions: ignored,
         duplicate_executions: duplicates,
+        infra_samples: infra,
         statuses,
         fingerprints,
     })

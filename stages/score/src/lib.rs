@@ -11,8 +11,10 @@
 //!
 //! # The estimator
 //!
-//! A sample passes when its execution's status is `pass`. For a task with `n` executed
-//! samples of which `c` pass, pass@k is estimated without bias (Chen et al., 2021) as
+//! A sample passes when its execution's status is `pass`. A sample whose status is `infra`
+//! (the harness failed, not the model) is left out: it is neither passed nor failed, the
+//! report counts such samples per run, and `execute --run` judges them again on a rerun.
+//! For a task with `n` executed samples (infra ones not counted) of which `c` pass, pass@k is estimated without bias (Chen et al., 2021) as
 //! `1 - C(n-c, k) / C(n, k)`, computed as the product `1 - prod_{i=n-c+1}^{n} (1 - k/i)`
 //! so that no binomial coefficient overflows ([`estimate::pass_at_k`]). A group's pass@k is
 //! the mean over its tasks. k runs over the 1-2-5 series (1, 2, 5, 10, 20, 50, 100, ...) up
@@ -84,7 +86,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Parser;
 use schemas::cli::{check_run_name, CommonArgs, Outcome};
-use schemas::{Score, Timestamp};
+use schemas::{Breakdown, Score, Timestamp};
 
 /// Score runs: pass@k with bootstrap intervals per breakdown, and an HTML report.
 #[derive(Debug, Parser)]
@@ -114,31 +116,12 @@ pub struct Args {
 
 /// Parses `--cutoff`: a real calendar date `YYYY-MM-DD` (or an RFC 3339 time).
 pub fn parse_cutoff(text: &str) -> anyhow::Result<Timestamp> {
-    let bad =
-        || anyhow::anyhow!("--cutoff {text:?}: not a date; give it as YYYY-MM-DD, e.g. 2024-06-30");
-    let at = Timestamp::parse(text).ok_or_else(bad)?;
-    // Timestamp::parse accepts a 31st of any month: check the day exists.
-    let date = text.trim().get(..10).ok_or_else(bad)?;
-    let mut parts = date.split('-').map(str::parse::<i64>);
-    let (Some(Ok(y)), Some(Ok(m)), Some(Ok(d))) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(bad());
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if d > days {
-        return Err(bad());
-    }
-    Ok(at)
+    schemas::cli::parse_date("--cutoff", text)
 }
 
 /// The stage.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
-    let dir = &args.common.data;
+    let dir = args.common.data()?;
     if !dir.is_dir() {
         anyhow::bail!(
             "{}: no such dataset directory; give the --data DIR the earlier stages wrote",
@@ -190,7 +173,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let path = data::run_dir(dir, &run.name).join("scores.parquet");
         schemas::write_table_to(&path, &rows)
             .with_context(|| format!("writing the scores of run `{}`", run.name))?;
-        if let Some(s) = rows.iter().find(|s| s.breakdown == "overall" && s.k == 1) {
+        if let Some(s) = rows
+            .iter()
+            .find(|s| s.breakdown == Breakdown::Overall && s.k == 1)
+        {
             tracing::info!(
                 run = %run.name,
                 tasks = s.tasks,
@@ -224,35 +210,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .report
         .clone()
         .unwrap_or_else(|| data::run_dir(dir, &args.runs[0]).join("report.html"));
-    write_atomic(&path, html.as_bytes())
+    schemas::io::write_bytes_atomic(&path, html.as_bytes())
         .with_context(|| format!("writing the report {}", path.display()))?;
     tracing::info!(path = %path.display(), "report written");
     Ok(outcome)
-}
-
-/// Writes a file through a temporary file in the same folder, flushed and renamed into
-/// place, so a reader never sees half a report.
-fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".report.")
-        .suffix(".tmp")
-        .tempfile_in(parent)?;
-    tmp.write_all(bytes)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

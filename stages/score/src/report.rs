@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use schemas::Score;
+use schemas::{Breakdown, Score};
 
 use crate::data::{Dataset, DifficultySource, RunData};
 use crate::estimate::Estimate;
@@ -79,7 +79,7 @@ table.summary td:first-child{min-width:170px;max-width:260px}
 footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
 ";
 
-fn find<'a>(scores: &'a [Score], breakdown: &str, group: &str, k: i32) -> Option<&'a Score> {
+fn find<'a>(scores: &'a [Score], breakdown: Breakdown, group: &str, k: i32) -> Option<&'a Score> {
     scores
         .iter()
         .find(|s| s.breakdown == breakdown && s.group_key == group && s.k == k)
@@ -95,7 +95,7 @@ fn bar_of(s: &Score) -> Bar {
 }
 
 /// The groups of a breakdown over all runs, in their natural order.
-fn groups(runs: &[RunReport], breakdown: &str) -> Vec<String> {
+fn groups(runs: &[RunReport], breakdown: Breakdown) -> Vec<String> {
     let keys: BTreeSet<(usize, String)> = runs
         .iter()
         .flat_map(|r| r.scores.iter())
@@ -140,7 +140,7 @@ fn run_legend(runs: &[RunReport]) -> String {
 }
 
 /// The pass@1 chart of a breakdown, one bar per run in each group; `None` without groups.
-fn breakdown_chart(runs: &[RunReport], breakdown: &str, title: &str) -> Option<String> {
+fn breakdown_chart(runs: &[RunReport], breakdown: Breakdown, title: &str) -> Option<String> {
     let keys = groups(runs, breakdown);
     if keys.is_empty() {
         return None;
@@ -162,7 +162,7 @@ fn breakdown_chart(runs: &[RunReport], breakdown: &str, title: &str) -> Option<S
     ))
 }
 
-fn chart_or_note(runs: &[RunReport], breakdown: &str, title: &str) -> String {
+fn chart_or_note(runs: &[RunReport], breakdown: Breakdown, title: &str) -> String {
     breakdown_chart(runs, breakdown, title).map_or_else(
         || "<p class=\"note\">No scored tasks in this breakdown.</p>".to_string(),
         |svg| format!("{}{svg}", run_legend(runs)),
@@ -312,7 +312,7 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
     let ks: BTreeSet<i32> = runs
         .iter()
         .flat_map(|r| r.scores.iter())
-        .filter(|s| s.breakdown == "overall" && s.k > 1)
+        .filter(|s| s.breakdown == Breakdown::Overall && s.k > 1)
         .map(|s| s.k)
         .collect();
     h.push_str("<section id=\"summary\"><h2>Summary</h2>");
@@ -348,13 +348,13 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
             } else {
                 String::new()
             },
-            score_cell(find(r.scores, "overall", "all", 1))
+            score_cell(find(r.scores, Breakdown::Overall, "all", 1))
         );
         for k in &ks {
             let _ = write!(
                 h,
                 "<td class=\"num\">{}</td>",
-                score_cell(find(r.scores, "overall", "all", *k))
+                score_cell(find(r.scores, Breakdown::Overall, "all", *k))
             );
         }
         h.push_str("</tr>");
@@ -376,6 +376,13 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
                 "{} sample{} answered but not executed (not scored)",
                 d.missing_samples,
                 if d.missing_samples == 1 { "" } else { "s" }
+            ));
+        }
+        if d.infra_samples > 0 {
+            parts.push(format!(
+                "{} sample{} the harness could not judge (infra: not the model's failure, not scored)",
+                d.infra_samples,
+                if d.infra_samples == 1 { "" } else { "s" }
             ));
         }
         if d.duplicate_executions > 0 {
@@ -404,13 +411,13 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
         .iter()
         .map(|k| {
             runs.iter()
-                .map(|r| find(r.scores, "overall", "all", *k).map(bar_of))
+                .map(|r| find(r.scores, Breakdown::Overall, "all", *k).map(bar_of))
                 .collect()
         })
         .collect();
     if runs
         .iter()
-        .any(|r| find(r.scores, "overall", "all", 1).is_some())
+        .any(|r| find(r.scores, Breakdown::Overall, "all", 1).is_some())
     {
         h.push_str("<h3>pass@k over all valid tasks</h3>");
         h.push_str(&run_legend(runs));
@@ -434,9 +441,17 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
 fn family_class(h: &mut String, runs: &[RunReport]) {
     h.push_str("<section id=\"family\"><h2>By task family and function class</h2>");
     h.push_str("<h3>pass@1 by family</h3>");
-    h.push_str(&chart_or_note(runs, "family", "pass@1 by task family"));
+    h.push_str(&chart_or_note(
+        runs,
+        Breakdown::Family,
+        "pass@1 by task family",
+    ));
     h.push_str("<h3>pass@1 by function class</h3>");
-    h.push_str(&chart_or_note(runs, "class", "pass@1 by function class"));
+    h.push_str(&chart_or_note(
+        runs,
+        Breakdown::Class,
+        "pass@1 by function class",
+    ));
     h.push_str(
         "<p class=\"note\">Classes apply to function tasks: <code>self_contained</code> functions \
          use only their parameters and builtins, <code>weakly_self_contained</code> ones also \
@@ -461,7 +476,11 @@ fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
              tasks other than function tasks are <code>unknown (proxy)</code>.</div>",
         ),
     }
-    h.push_str(&chart_or_note(runs, "difficulty", "pass@1 by difficulty"));
+    h.push_str(&chart_or_note(
+        runs,
+        Breakdown::Difficulty,
+        "pass@1 by difficulty",
+    ));
     h.push_str("</section>");
 }
 
@@ -486,12 +505,12 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
     );
     h.push_str(&chart_or_note(
         runs,
-        "window",
+        Breakdown::Window,
         "pass@1 before and after the cutoff",
     ));
     for r in runs {
-        let before = find(r.scores, "window", "before_cutoff", 1);
-        let after = find(r.scores, "window", "after_cutoff", 1);
+        let before = find(r.scores, Breakdown::Window, "before_cutoff", 1);
+        let after = find(r.scores, Breakdown::Window, "after_cutoff", 1);
         let (Some(b), Some(a)) = (before, after) else {
             continue;
         };
@@ -544,7 +563,7 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
 
 fn repos(h: &mut String, runs: &[RunReport]) {
     h.push_str("<section id=\"repos\"><h2>By repository</h2>");
-    let keys = groups(runs, "repo");
+    let keys = groups(runs, Breakdown::Repo);
     if keys.is_empty() {
         h.push_str("<p class=\"note\">No scored tasks.</p></section>");
         return;
@@ -562,7 +581,7 @@ fn repos(h: &mut String, runs: &[RunReport]) {
     for key in &keys {
         let _ = write!(h, "<tr><td>{}</td>", escape(key));
         for (i, r) in runs.iter().enumerate() {
-            match find(r.scores, "repo", key, 1) {
+            match find(r.scores, Breakdown::Repo, key, 1) {
                 Some(s) => {
                     let _ = write!(
                         h,
@@ -729,8 +748,8 @@ mod tests {
     fn dataset() -> Dataset {
         let task = |id: &str, repo: &str| TaskInfo {
             task_id: id.into(),
-            family: "function".into(),
-            class: Some("self_contained".into()),
+            family: "function".parse().unwrap(),
+            class: Some(schemas::FunctionClass::SelfContained),
             repo: repo.into(),
             difficulty: "low (proxy)".into(),
             window: Some("after_cutoff".into()),
@@ -755,6 +774,7 @@ mod tests {
             missing_samples: 0,
             ignored_executions: 2,
             duplicate_executions: 0,
+            infra_samples: 0,
             statuses: [("pass".to_string(), 2 * c as usize)].into_iter().collect(),
             fingerprints: BTreeMap::new(),
         }

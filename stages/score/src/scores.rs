@@ -2,37 +2,36 @@
 
 use std::collections::BTreeMap;
 
-use schemas::Score;
+use schemas::{Breakdown, Family, FunctionClass, Score};
 
 use crate::data::{Dataset, Outcome, RunData, TaskInfo};
 use crate::estimate::{bootstrap, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64};
 
 /// The breakdowns, in the order rows and report sections follow.
-pub const BREAKDOWNS: [&str; 6] = ["overall", "family", "class", "repo", "difficulty", "window"];
+pub const BREAKDOWNS: &[Breakdown] = Breakdown::ALL;
 
 /// The group of a task in a breakdown; `None` when the breakdown does not apply to it
 /// (the class of a task that is not a function task, the window without a cutoff).
-pub fn group_of<'a>(breakdown: &str, t: &'a TaskInfo) -> Option<&'a str> {
+pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
     match breakdown {
-        "overall" => Some("all"),
-        "family" => Some(&t.family),
-        "class" => t.class.as_deref(),
-        "repo" => Some(&t.repo),
-        "difficulty" => Some(&t.difficulty),
-        "window" => t.window.as_deref(),
-        _ => None,
+        Breakdown::Overall => Some("all"),
+        Breakdown::Family => Some(t.family.as_str()),
+        Breakdown::Class => t.class.map(FunctionClass::as_str),
+        Breakdown::Repo => Some(&t.repo),
+        Breakdown::Difficulty => Some(&t.difficulty),
+        Breakdown::Window => t.window.as_deref(),
     }
 }
 
 /// Sort key of a group within its breakdown: the natural order where there is one (easy
 /// before hard, before the cutoff before after it), else by name.
-pub fn group_rank(breakdown: &str, key: &str) -> (usize, String) {
+pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
     let fixed: &[&str] = match breakdown {
-        "family" => &["function", "completion", "assertion", "feature"],
-        "class" => &["self_contained", "weakly_self_contained", "repo_dependent"],
-        "difficulty" => &["low", "medium", "high", "unknown"],
-        "window" => &["before_cutoff", "after_cutoff", "unknown"],
-        _ => &[],
+        Breakdown::Family => Family::TEXTS,
+        Breakdown::Class => FunctionClass::TEXTS,
+        Breakdown::Difficulty => &["low", "medium", "high", "unknown"],
+        Breakdown::Window => &["before_cutoff", "after_cutoff", "unknown"],
+        Breakdown::Overall | Breakdown::Repo => &[],
     };
     let base = key.strip_suffix(" (proxy)").unwrap_or(key);
     let pos = fixed.iter().position(|f| *f == base).unwrap_or(fixed.len());
@@ -48,7 +47,7 @@ pub fn group_rank(breakdown: &str, key: &str) -> (usize, String) {
 /// scored on the same tasks are resampled alike (a paired comparison).
 pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) -> Vec<Score> {
     let mut rows = Vec::new();
-    for breakdown in BREAKDOWNS {
+    for &breakdown in BREAKDOWNS {
         let mut groups: BTreeMap<(usize, String), Vec<Outcome>> = BTreeMap::new();
         for t in &dataset.tasks {
             let (Some(key), Some(o)) = (group_of(breakdown, t), run.outcomes.get(&t.task_id))
@@ -72,12 +71,12 @@ pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) 
                         .collect()
                 })
                 .collect();
-            let mut rng = SplitMix64::new(seed ^ fnv1a(&[breakdown, &key]));
+            let mut rng = SplitMix64::new(seed ^ fnv1a(&[breakdown.as_str(), &key]));
             let estimates = bootstrap(&per_task, resamples, &mut rng);
             for (k, e) in ks.iter().zip(estimates) {
                 rows.push(Score {
                     run: run.name.clone(),
-                    breakdown: breakdown.to_string(),
+                    breakdown,
                     group_key: key.clone(),
                     k: i32::try_from(*k).unwrap_or(i32::MAX),
                     pass_at_k: e.value,
@@ -151,8 +150,8 @@ mod tests {
     fn task(id: &str, family: &str, repo: &str, difficulty: &str) -> TaskInfo {
         TaskInfo {
             task_id: id.into(),
-            family: family.into(),
-            class: (family == "function").then(|| "self_contained".into()),
+            family: family.parse().unwrap(),
+            class: (family == "function").then_some(schemas::FunctionClass::SelfContained),
             repo: repo.into(),
             difficulty: difficulty.into(),
             window: None,
@@ -171,6 +170,7 @@ mod tests {
             missing_samples: 0,
             ignored_executions: 0,
             duplicate_executions: 0,
+            infra_samples: 0,
             statuses: BTreeMap::new(),
             fingerprints: BTreeMap::new(),
         }
@@ -216,33 +216,38 @@ mod tests {
         };
         // d has no execution: not scored anywhere.
         let rows = score_run(&ds, &run(&[("a", 5, 2), ("b", 5, 5), ("c", 3, 0)]), 200, 0);
-        let get = |b: &str, g: &str, k: i32| {
+        let get = |b: Breakdown, g: &str, k: i32| {
             rows.iter()
                 .find(|r| r.breakdown == b && r.group_key == g && r.k == k)
                 .unwrap_or_else(|| panic!("{b}/{g}/{k}"))
         };
-        let all1 = get("overall", "all", 1);
+        let all1 = get(Breakdown::Overall, "all", 1);
         assert!((all1.pass_at_k - (0.4 + 1.0 + 0.0) / 3.0).abs() < 1e-12);
         assert_eq!(all1.tasks, 3);
-        assert_eq!(get("overall", "all", 3).tasks, 3);
-        assert!(!rows.iter().any(|r| r.breakdown == "overall" && r.k == 5));
+        assert_eq!(get(Breakdown::Overall, "all", 3).tasks, 3);
+        assert!(!rows
+            .iter()
+            .any(|r| r.breakdown == Breakdown::Overall && r.k == 5));
         // The function family has 5 samples everywhere: k = 1, 2, 5.
-        let f5 = get("family", "function", 5);
+        let f5 = get(Breakdown::Family, "function", 5);
         assert!((f5.pass_at_k - 1.0).abs() < 1e-12);
-        assert!((get("family", "function", 2).pass_at_k - f64::midpoint(0.7, 1.0)).abs() < 1e-12);
+        assert!(
+            (get(Breakdown::Family, "function", 2).pass_at_k - f64::midpoint(0.7, 1.0)).abs()
+                < 1e-12
+        );
         // The completion task has no class.
         assert!(!rows
             .iter()
-            .any(|r| r.breakdown == "class" && r.group_key != "self_contained"));
-        assert_eq!(get("class", "self_contained", 1).tasks, 2);
+            .any(|r| r.breakdown == Breakdown::Class && r.group_key != "self_contained"));
+        assert_eq!(get(Breakdown::Class, "self_contained", 1).tasks, 2);
         // Natural order of difficulty, no window without a cutoff.
         let diff: Vec<&str> = rows
             .iter()
-            .filter(|r| r.breakdown == "difficulty" && r.k == 1)
+            .filter(|r| r.breakdown == Breakdown::Difficulty && r.k == 1)
             .map(|r| r.group_key.as_str())
             .collect();
         assert_eq!(diff, ["low", "high"]);
-        assert!(!rows.iter().any(|r| r.breakdown == "window"));
+        assert!(!rows.iter().any(|r| r.breakdown == Breakdown::Window));
         // Intervals hold the estimate.
         for r in &rows {
             assert!(
@@ -263,7 +268,7 @@ mod tests {
             "low (proxy)",
             "medium (proxy)",
         ];
-        keys.sort_by_key(|k| group_rank("difficulty", k));
+        keys.sort_by_key(|k| group_rank(Breakdown::Difficulty, k));
         assert_eq!(
             keys,
             [
@@ -274,10 +279,10 @@ mod tests {
             ]
         );
         let mut keys = vec!["after_cutoff", "unknown", "before_cutoff"];
-        keys.sort_by_key(|k| group_rank("window", k));
+        keys.sort_by_key(|k| group_rank(Breakdown::Window, k));
         assert_eq!(keys, ["before_cutoff", "after_cutoff", "unknown"]);
         let mut keys = vec!["zeta", "alpha"];
-        keys.sort_by_key(|k| group_rank("repo", k));
+        keys.sort_by_key(|k| group_rank(Breakdown::Repo, k));
         assert_eq!(keys, ["alpha", "zeta"]);
     }
 }

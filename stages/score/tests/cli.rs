@@ -8,12 +8,14 @@ use common::{read_scores, score, standard, write_dataset, write_run, write_slice
 use schemas::Score;
 
 fn get<'a>(rows: &'a [Score], breakdown: &str, group: &str, k: i32) -> &'a Score {
+    let breakdown: schemas::Breakdown = breakdown.parse().unwrap();
     rows.iter()
         .find(|r| r.breakdown == breakdown && r.group_key == group && r.k == k)
         .unwrap_or_else(|| panic!("no row {breakdown}/{group}/k={k} in {rows:#?}"))
 }
 
 fn groups(rows: &[Score], breakdown: &str) -> Vec<(String, i64)> {
+    let breakdown: schemas::Breakdown = breakdown.parse().unwrap();
     rows.iter()
         .filter(|r| r.breakdown == breakdown && r.k == 1)
         .map(|r| (r.group_key.clone(), r.tasks))
@@ -158,7 +160,9 @@ fn pass_at_k_end_to_end_and_missing_tasks() {
         (at(2).pass_at_k, at(2).pass_at_k)
     );
     // No cutoff: no window breakdown.
-    assert!(!rows.iter().any(|r| r.breakdown == "window"));
+    assert!(!rows
+        .iter()
+        .any(|r| r.breakdown == "window".parse().unwrap()));
     let html = std::fs::read_to_string(dir.join("runs/half/report.html")).unwrap();
     assert!(html.contains("1 valid task without any execution"));
     assert!(html.contains("command:half"));

@@ -15,8 +15,6 @@
 //! Helpers and imports of the model are kept. An answer that defines the entry point only
 //! inside a class, or not at all, is kept as it is: running it will say it fails.
 
-use crate::python;
-
 /// The cleaned code of `raw`, an answer to a task with this prompt and entry point.
 pub fn clean(raw: &str, prompt: &str, entry_point: &str) -> String {
     let text = raw.replace("\r\n", "\n");
@@ -281,7 +279,7 @@ fn as_body(code: &str, entry_point: &str) -> Option<Body> {
 
 /// The prompt followed by the body, reindented to the prompt's body indentation.
 fn attach_body(prompt: &str, entry_point: &str, body: &Body) -> String {
-    let indent = python::find_function(prompt, entry_point)
+    let indent = mutants::find_function(prompt, entry_point)
         .filter(|f| f.body_on_own_line && !f.body_indent.is_empty())
         .map_or_else(|| "    ".to_string(), |f| f.body_indent);
     let common = body

@@ -14,13 +14,15 @@
 //! [`clean`]; the row keeps both (`answer`, `raw`), the sha256 of the exact request sent
 //! (`prompt_hash`), tokens and latency. Rows are sorted by (task id, sample).
 //!
-//! A rerun resumes: rows of the run's table with status `ok` are kept, and only the
-//! (task, sample) pairs missing or with status `error` are asked. The table is written
-//! atomically every `--checkpoint-secs` (10) while answers come in and at the end, so a
-//! killed run loses at most the answers of the last seconds. A table made with another model
-//! spec is refused (a new `--run` name, or `--force` to replace it). With `--shard i/n` the
-//! run writes `candidates-i-of-n.parquet`; `--merge-shards` joins the shards of a run into
-//! `candidates.parquet`.
+//! A rerun resumes: a row of the run's table is kept when its status is `ok` and the hash
+//! of what produced it (model spec, sampling options, the task's prompt, the sample and
+//! [`BUILD_ID`]) still matches; the (task, sample) pairs missing, in `error` or made
+//! otherwise are asked again. The table is written atomically every few seconds
+//! ([`schemas::cli::Checkpoint`]) while answers come in and at the end, so a killed run
+//! loses at most the answers of the last seconds. A table made with another model spec is
+//! refused (a new `--run` name, or `--force` to replace it). With `--shard i/n` the run
+//! writes `candidates-i-of-n.parquet`; `--merge-shards` joins a complete set of them into
+//! `candidates.parquet` ([`schemas::shards`]).
 //!
 //! Why blocking `ureq` and threads rather than an async runtime: ureq is already the
 //! workspace's HTTP client (crawl uses it), a pool of N threads each making one blocking
@@ -34,7 +36,6 @@ pub mod clean;
 pub mod command;
 pub mod openai;
 pub mod prompt;
-pub mod python;
 pub mod reference;
 pub mod solver;
 pub mod spec;
@@ -42,19 +43,25 @@ pub mod task;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Parser;
-use schemas::cli::{check_run_name, CommonArgs, Outcome};
-use schemas::Candidate;
+use schemas::cli::{check_run_name, CommonArgs, Outcome, ResumeArgs};
+use schemas::{AnswerStatus, Candidate};
+
+/// A hash of the code that turns a task into a request and a model's text into an answer
+/// (this crate, the mutants library of the reference solvers, the contract), recorded at
+/// build time by `build.rs`: part of every answer's `input_hash`.
+pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
 use crate::backoff::Backoff;
 use crate::cache::Cache;
 use crate::prompt::Api;
 use crate::reference::Reference;
-use crate::solver::{run_pool, Answer, Solver};
+use crate::solver::{Answer, Solver};
 use crate::spec::Spec;
 use crate::task::{Selection, Shard, Task};
 
@@ -131,9 +138,8 @@ pub struct Args {
     /// another model spec). Cached answers are still used; see --no-cache.
     #[arg(long)]
     pub force: bool,
-    /// Seconds between checkpoints of the table while answers come in.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, hide = true)]
-    pub checkpoint_secs: f64,
+    #[command(flatten)]
+    pub resume: ResumeArgs,
     /// The first retry's backoff in milliseconds (doubling up to a minute).
     #[arg(long, value_name = "MS", default_value_t = 1000, hide = true)]
     pub retry_base_ms: u64,
@@ -162,35 +168,53 @@ impl Args {
                 self.timeout
             );
         }
-        if !(self.checkpoint_secs >= 0.0 && self.checkpoint_secs <= max_secs) {
-            anyhow::bail!("--checkpoint-secs must be between 0 and a year");
-        }
         Ok(())
     }
 
-    fn run_dir(&self) -> PathBuf {
-        self.common.data.join("runs").join(&self.run)
+    fn run_dir(&self) -> anyhow::Result<PathBuf> {
+        Ok(self.common.data()?.join("runs").join(&self.run))
     }
 
     /// The table this invocation writes.
-    fn out_path(&self) -> PathBuf {
-        let name = match self.shard {
-            Some(s) => format!("candidates-{}-of-{}.parquet", s.index, s.count),
-            None => "candidates.parquet".to_string(),
-        };
-        self.run_dir().join(name)
+    fn out_path(&self) -> anyhow::Result<PathBuf> {
+        let dir = self.run_dir()?;
+        Ok(match self.shard {
+            Some(s) => schemas::shards::shard_path::<Candidate>(&dir, s),
+            None => schemas::table_path::<Candidate>(&dir),
+        })
+    }
+
+    /// The hash of what produces an answer of `model` to `task`'s `sample` (a row is kept
+    /// on a rerun only while it matches).
+    fn input_hash(&self, model: &str, task: &Task, sample: u32) -> String {
+        let options = format!(
+            "api={:?} temperature={} max_tokens={}",
+            self.api,
+            self.temperature.to_bits(),
+            self.max_tokens
+        );
+        schemas::id::content_id(&[
+            b"candidate/1",
+            BUILD_ID.as_bytes(),
+            model.as_bytes(),
+            options.as_bytes(),
+            task.task_id.as_bytes(),
+            task.prompt.as_bytes(),
+            task.entry_point.as_bytes(),
+            task.canonical_solution.as_bytes(),
+            &sample.to_le_bytes(),
+        ])
     }
 
     fn cache(&self) -> Option<Cache> {
         if self.no_cache {
             return None;
         }
-        Some(Cache::new(self.cache_dir.clone().unwrap_or_else(|| {
-            std::env::var_os("FRESHBENCH_CACHE")
-                .filter(|v| !v.is_empty())
-                .map_or_else(|| PathBuf::from(".cache"), PathBuf::from)
-                .join("solve")
-        })))
+        Some(Cache::new(
+            self.cache_dir
+                .clone()
+                .unwrap_or_else(|| schemas::cli::cache_root().join("solve")),
+        ))
     }
 
     fn solver(&self, spec: &Spec) -> Box<dyn Solver> {
@@ -267,22 +291,34 @@ fn save(path: &Path, rows: &BTreeMap<Key, Candidate>) -> anyhow::Result<()> {
         .with_context(|| format!("writing the answers to {}", path.display()))
 }
 
-fn candidate(run: &str, model: &str, task: &Task, sample: u32, a: Answer) -> Candidate {
+fn candidate(
+    run: &str,
+    model: &str,
+    task: &Task,
+    sample: u32,
+    input_hash: String,
+    a: Answer,
+) -> Candidate {
     let ok = a.is_ok();
     Candidate {
         run: run.to_string(),
         task_id: task.task_id.clone(),
-        family: task.family.as_str().to_string(),
+        family: task.family,
         sample: sample as i32,
         model: model.to_string(),
         prompt_hash: a.prompt_hash,
         answer: a.answer,
         raw: a.raw,
-        status: if ok { "ok" } else { "error" }.to_string(),
+        status: if ok {
+            AnswerStatus::Ok
+        } else {
+            AnswerStatus::Error
+        },
         error: a.error,
         tokens_in: a.tokens_in,
         tokens_out: a.tokens_out,
         latency_ms: a.latency_ms,
+        input_hash,
     }
 }
 
@@ -295,7 +331,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let given = args.model.as_deref().unwrap_or_default();
     let spec: Spec = given.parse()?;
     let model = spec.to_string();
-    let dir = &args.common.data;
+    let dir = args.common.data()?;
     let tasks = task::load(
         dir,
         &Selection {
@@ -305,29 +341,32 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             shard: args.shard,
         },
     )?;
-    let path = args.out_path();
+    let path = args.out_path()?;
     let mut rows: BTreeMap<Key, Candidate> = existing_rows(&path, &model, args.force)?
         .into_iter()
         .map(|c| (key_of(&c), c))
         .collect();
-    let wanted: Vec<(&Task, u32)> = tasks
+    let wanted: Vec<(&Task, u32, String)> = tasks
         .iter()
         .flat_map(|t| (0..args.samples).map(move |s| (t, s)))
+        .map(|(t, s)| (t, s, args.input_hash(&model, t, s)))
         .collect();
+    // Kept: an answer made from exactly this (model, options, prompt, sample, build).
+    let keep = |c: &Candidate, hash: &str| c.status == AnswerStatus::Ok && c.input_hash == hash;
     let kept = wanted
         .iter()
-        .filter(|(t, s)| {
+        .filter(|(t, s, h)| {
             rows.get(&(t.task_id.clone(), *s as i32))
-                .is_some_and(|c| c.status == "ok")
+                .is_some_and(|c| keep(c, h))
         })
         .count();
-    let jobs: Vec<(&Task, u32)> = wanted
+    let jobs: Vec<(&Task, u32, String)> = wanted
         .iter()
-        .copied()
-        .filter(|(t, s)| {
+        .filter(|(t, s, h)| {
             rows.get(&(t.task_id.clone(), *s as i32))
-                .is_none_or(|c| c.status != "ok")
+                .is_none_or(|c| !keep(c, h))
         })
+        .cloned()
         .collect();
     tracing::info!(
         run = %args.run,
@@ -345,47 +384,42 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 
     let solver = args.solver(&spec);
     let bar = schemas::cli::progress(&args.common, jobs.len() as u64, "answers");
-    let checkpoint = Duration::from_secs_f64(args.checkpoint_secs);
-    let mut last_save = Instant::now();
-    let mut fatal: Option<anyhow::Error> = None;
+    let mut checkpoint = args.resume.checkpoint()?;
     let mut save_error: Option<anyhow::Error> = None;
     let (mut asked, mut cached) = (0usize, 0usize);
-    run_pool(solver.as_ref(), &jobs, args.concurrency, |i, r| {
-        let (task, sample) = jobs[i];
-        bar.inc(1);
-        match r {
-            Ok(a) => {
-                if a.cached {
-                    cached += 1;
-                } else {
-                    asked += 1;
+    let fatal = schemas::pool::stream(
+        &jobs,
+        args.concurrency,
+        || (),
+        |(), (task, sample, _)| solver.solve(task, *sample),
+        |i, a| {
+            let (task, sample, hash) = &jobs[i];
+            bar.inc(1);
+            if a.cached {
+                cached += 1;
+            } else {
+                asked += 1;
+            }
+            if let Some(e) = &a.error {
+                tracing::debug!(task = %task.task_id, sample, error = %e, "no answer");
+            }
+            let c = candidate(&args.run, &model, task, *sample, hash.clone(), a);
+            rows.insert(key_of(&c), c);
+            if checkpoint.due() {
+                if let Err(e) = save(&path, &rows) {
+                    save_error = Some(e);
+                    return ControlFlow::Break(());
                 }
-                if let Some(e) = &a.error {
-                    tracing::debug!(task = %task.task_id, sample, error = %e, "no answer");
-                }
-                let c = candidate(&args.run, &model, task, sample, a);
-                rows.insert(key_of(&c), c);
             }
-            Err(e) => {
-                fatal.get_or_insert(e);
-                return false;
-            }
-        }
-        if last_save.elapsed() >= checkpoint {
-            if let Err(e) = save(&path, &rows) {
-                save_error = Some(e);
-                return false;
-            }
-            last_save = Instant::now();
-        }
-        true
-    });
+            ControlFlow::Continue(())
+        },
+    );
     bar.finish_and_clear();
     if let Some(e) = save_error {
         return Err(e);
     }
     save(&path, &rows)?;
-    if let Some(e) = fatal {
+    if let Err(e) = fatal {
         return Err(e.context(format!(
             "the model could not be asked; the answers so far are saved in {}, rerun to complete the rest",
             path.display()
@@ -393,12 +427,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     }
     let selected: Vec<&Candidate> = wanted
         .iter()
-        .filter_map(|(t, s)| rows.get(&(t.task_id.clone(), *s as i32)))
+        .filter_map(|(t, s, _)| rows.get(&(t.task_id.clone(), *s as i32)))
         .collect();
     let errors: Vec<&Candidate> = selected
         .iter()
         .copied()
-        .filter(|c| c.status != "ok")
+        .filter(|c| c.status != AnswerStatus::Ok)
         .collect();
     summary(&Summary {
         path: &path,
@@ -411,7 +445,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         cached,
     })
     .context("printing the summary")?;
-    Ok(if errors.is_empty() {
+    Ok(if errors.is_empty() && !tasks.is_empty() {
         Outcome::Success
     } else {
         Outcome::Lacking
@@ -463,97 +497,48 @@ fn summary(s: &Summary<'_>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `--merge-shards`: the shard tables of the run joined into `candidates.parquet`.
+/// `--merge-shards`: the complete set of the run's shard tables joined into
+/// `candidates.parquet` (an incomplete or inconsistent set is refused, nothing deleted).
 fn merge_shards(args: &Args) -> anyhow::Result<Outcome> {
-    let run_dir = args.run_dir();
-    let mut shards: BTreeMap<usize, BTreeMap<usize, PathBuf>> = BTreeMap::new();
-    let entries = std::fs::read_dir(&run_dir).with_context(|| {
-        format!(
-            "{}: no such run folder; run solve with --shard i/n first",
-            run_dir.display()
-        )
-    })?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("listing {}", run_dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let parsed = name
-            .strip_prefix("candidates-")
-            .and_then(|r| r.strip_suffix(".parquet"))
-            .and_then(|r| r.split_once("-of-"))
-            .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
-        if let Some((i, n)) = parsed {
-            shards.entry(n).or_default().insert(i, entry.path());
+    let run_dir = args.run_dir()?;
+    let given = args
+        .model
+        .as_deref()
+        .map(|m| m.parse::<Spec>().map(|s| s.to_string()))
+        .transpose()?;
+    let path = schemas::table_path::<Candidate>(&run_dir);
+    let set = schemas::shards::merge::<Candidate, _>(&run_dir, key_of, |set| {
+        let models: BTreeSet<&str> = set.rows.iter().map(|c| c.model.as_str()).collect();
+        if models.len() > 1 {
+            anyhow::bail!(
+                "{}: the shards were made with different models ({}); rerun the odd ones (nothing was merged or deleted)",
+                run_dir.display(),
+                models.into_iter().collect::<Vec<_>>().join(", ")
+            );
         }
-    }
-    let (count, files) = match shards.len() {
-        0 => anyhow::bail!(
-            "{}: no shard tables (candidates-i-of-n.parquet); run solve with --shard i/n first",
-            run_dir.display()
-        ),
-        1 => shards.into_iter().next().expect("one shard count"),
-        _ => anyhow::bail!(
-            "{}: shard tables of several shard counts ({}); remove the stale ones",
-            run_dir.display(),
-            shards
-                .keys()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let missing: Vec<String> = (1..=count)
-        .filter(|i| !files.contains_key(i))
-        .map(|i| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        anyhow::bail!(
-            "{}: shards {} are missing; run solve with --shard for each of them first",
-            run_dir.display(),
-            missing.join(", ")
-        );
-    }
-    let mut rows: BTreeMap<Key, Candidate> = BTreeMap::new();
-    let mut models: BTreeSet<String> = BTreeSet::new();
-    for path in files.values() {
-        let part: Vec<Candidate> = schemas::read_table_from(path)
-            .with_context(|| format!("reading the shard {}", path.display()))?;
-        for c in part {
-            models.insert(c.model.clone());
-            if let Some(dup) = rows.insert(key_of(&c), c) {
-                anyhow::bail!(
-                    "{}: task {} sample {} is in two shards; rerun the shards with one --shard count",
-                    run_dir.display(),
-                    dup.task_id,
-                    dup.sample
-                );
+        if let (Some(model), Some(given)) = (models.first(), &given) {
+            if model != given {
+                anyhow::bail!("the shards were made with model `{model}`, not `{given}`");
             }
         }
-    }
-    if models.len() > 1 {
-        anyhow::bail!(
-            "{}: the shards were made with different models ({}); rerun the odd ones",
-            run_dir.display(),
-            models.into_iter().collect::<Vec<_>>().join(", ")
-        );
-    }
-    let model = models.into_iter().next().unwrap_or_default();
-    if let Some(given) = &args.model {
-        let given = given.parse::<Spec>()?.to_string();
-        if !model.is_empty() && given != model {
-            anyhow::bail!("the shards were made with model `{model}`, not `{given}`");
+        if let Some(model) = models.first() {
+            existing_rows(&path, model, args.force)?;
         }
-    }
-    let path = run_dir.join("candidates.parquet");
-    if !model.is_empty() {
-        existing_rows(&path, &model, args.force)?;
-    }
-    save(&path, &rows)?;
-    let errors = rows.values().filter(|c| c.status != "ok").count();
-    println!(
-        "solve: merged {count} shards: {} answers of `{model}`, {errors} error; wrote {}",
-        rows.len(),
+        Ok(())
+    })?;
+    let model = set.rows.first().map_or("", |c| c.model.as_str());
+    let errors = set
+        .rows
+        .iter()
+        .filter(|c| c.status != AnswerStatus::Ok)
+        .count();
+    writeln!(
+        std::io::stdout().lock(),
+        "solve: merged {} shards: {} answers of `{model}`, {errors} error; wrote {}",
+        set.count,
+        set.rows.len(),
         path.display()
-    );
+    )?;
     Ok(if errors == 0 {
         Outcome::Success
     } else {

@@ -5,7 +5,6 @@
 
 use std::time::Instant;
 
-use crate::python;
 use crate::solver::{seed_of, sha256_hex, Answer, Solver};
 use crate::task::Task;
 
@@ -34,26 +33,11 @@ impl Solver for Reference {
 }
 
 /// The reference solution with the entry point's body replaced by `pass` (its docstring
-/// kept): it defines the function, with the imports, and does nothing.
+/// kept): it defines the function, with the imports, and does nothing. The same neutral
+/// solution validation checks fails ([`mutants::null_function`]).
 pub fn null_answer(canonical: &str, entry_point: &str) -> Result<String, String> {
-    let f = python::find_function(canonical, entry_point).ok_or_else(|| {
-        format!("null: the reference solution has no top-level `def {entry_point}`")
-    })?;
-    let mut out = String::with_capacity(canonical.len());
-    match f.docstring_end {
-        Some(doc_end) if f.body_on_own_line => {
-            out.push_str(&canonical[..doc_end]);
-            out.push('\n');
-            out.push_str(&f.body_indent);
-            out.push_str("pass");
-        }
-        _ => {
-            out.push_str(&canonical[..f.body_start]);
-            out.push_str("pass");
-        }
-    }
-    out.push_str(&canonical[f.body_end..]);
-    Ok(out)
+    mutants::null_function(canonical, entry_point)
+        .map_err(|e| format!("null: the reference solution: {e}"))
 }
 
 /// The mutant for a sample: one of the mutants of the entry point (of the whole solution
@@ -61,7 +45,7 @@ pub fn null_answer(canonical: &str, entry_point: &str) -> Result<String, String>
 /// the same on every run. Returns the mutant's id and its source.
 pub fn mutant_answer(task: &Task, sample: u32) -> Result<(String, String), String> {
     let source = &task.canonical_solution;
-    let span = python::find_function(source, &task.entry_point).map(|f| (f.start, f.end));
+    let span = mutants::find_function(source, &task.entry_point).map(|f| (f.start, f.end));
     let all = mutants::mutants(
         source,
         &mutants::Options {

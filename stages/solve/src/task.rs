@@ -2,32 +2,14 @@
 //! selected (`--task`, `--limit`) and sharded (`--shard i/n`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::Path;
 
 use anyhow::Context as _;
-use schemas::{FunctionTask, Validation};
+use schemas::{FunctionTask, TaskStatus, Validation};
 
-/// A task family. Only `function` has tasks to solve so far; `completion` and `assertion`
-/// join here (and in [`crate::prompt`]) when their tables are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
-    Function,
-}
-
-impl Family {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Function => "function",
-        }
-    }
-}
-
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// A task family (only `function` has tasks to solve so far; `completion` and `assertion`
+/// join here, and in [`crate::prompt`], when their tables are written).
+pub use schemas::Family;
 
 /// What every solver needs of a task, whatever its family.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +88,7 @@ pub fn select(
     sel: &Selection,
 ) -> anyhow::Result<Vec<Task>> {
     let why_not = |t: &FunctionTask| -> Option<String> {
-        if t.status != "ok" {
+        if t.status != TaskStatus::Ok {
             return Some(format!(
                 "its status is `{}` ({})",
                 t.status,
@@ -170,7 +152,7 @@ mod tests {
             prompt: format!("def f{id}():\n    \"\"\"Doc.\"\"\"\n"),
             entry_point: format!("f{id}"),
             canonical_solution: format!("def f{id}():\n    \"\"\"Doc.\"\"\"\n    return 1\n"),
-            status: status.into(),
+            status: status.parse().unwrap(),
             reason: (status != "ok").then(|| "coverage: 3 of 4 arcs".into()),
             cases: 1,
             arcs_covered: 1,

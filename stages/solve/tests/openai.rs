@@ -256,7 +256,7 @@ fn concurrent_requests_usage_and_the_cache() {
     assert_eq!(rows.len(), n);
     for c in &rows {
         let f = Fixture::by_id(&c.task_id);
-        assert_eq!(c.status, "ok", "{c:?}");
+        assert_eq!(c.status, "ok".parse().unwrap(), "{c:?}");
         assert_eq!(c.model, spec);
         assert_eq!(c.raw.as_deref(), Some(chat_answer(f).as_str()));
         let want = if f.entry == "word_count" {
@@ -329,7 +329,9 @@ fn retries_after_429_and_500_succeed() {
     assert_code(&out, 0);
     assert_eq!(server.requests(), 2 + 3 + 2);
     assert_eq!(server.served().len(), 2);
-    assert!(candidates(dir.path(), "r").iter().all(|c| c.status == "ok"));
+    assert!(candidates(dir.path(), "r")
+        .iter()
+        .all(|c| c.status == "ok".parse().unwrap()));
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
@@ -360,7 +362,7 @@ fn exhausted_retries_are_error_rows_and_a_rerun_asks_them_again() {
     let rows = candidates(dir.path(), "r");
     assert_eq!(rows.len(), 3);
     for c in &rows {
-        assert_eq!(c.status, "error");
+        assert_eq!(c.status, "error".parse().unwrap());
         let e = c.error.as_deref().unwrap();
         assert!(
             e.contains("HTTP 500") && e.contains("after 3 attempts"),
@@ -373,7 +375,9 @@ fn exhausted_retries_are_error_rows_and_a_rerun_asks_them_again() {
     let out = solve(dir.path(), &args);
     assert_code(&out, 0);
     assert_eq!(server.requests(), 9 + 3);
-    assert!(candidates(dir.path(), "r").iter().all(|c| c.status == "ok"));
+    assert!(candidates(dir.path(), "r")
+        .iter()
+        .all(|c| c.status == "ok".parse().unwrap()));
 }
 
 #[test]
@@ -481,7 +485,7 @@ fn a_killed_run_resumes_asking_only_the_missing_answers() {
         "{} rows",
         before.len()
     );
-    assert!(before.iter().all(|c| c.status == "ok"));
+    assert!(before.iter().all(|c| c.status == "ok".parse().unwrap()));
 
     // The rerun asks for exactly what the checkpoint lacks.
     let first_requests = server.requests();
@@ -499,7 +503,7 @@ fn a_killed_run_resumes_asking_only_the_missing_answers() {
     assert_eq!(server.served(), missing);
     let after = candidates(dir.path(), "k");
     assert_eq!(after.len(), total);
-    assert!(after.iter().all(|c| c.status == "ok"));
+    assert!(after.iter().all(|c| c.status == "ok".parse().unwrap()));
     // The answers of the first run were kept as they were, not asked again.
     let kept: BTreeMap<(String, i32), f64> = after
         .iter()

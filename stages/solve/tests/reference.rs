@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use common::*;
-use schemas::Candidate;
+use schemas::{AnswerStatus, Candidate};
 
 fn by_task(rows: &[Candidate]) -> BTreeMap<(String, i32), &Candidate> {
     rows.iter()
@@ -59,11 +59,11 @@ fn oracle_answers_the_canonical_solutions() {
     for c in &rows {
         let f = Fixture::by_id(&c.task_id);
         assert!(f.valid && f.status == "ok");
-        assert_eq!(c.status, "ok");
+        assert_eq!(c.status, "ok".parse().unwrap());
         assert_eq!(c.answer.as_deref(), Some(f.canonical().as_str()));
         assert_eq!(c.run, "o");
         assert_eq!(c.model, "oracle");
-        assert_eq!(c.family, "function");
+        assert_eq!(c.family, "function".parse().unwrap());
         assert_eq!(c.prompt_hash, solve::solver::sha256_hex(f.prompt()));
         assert_eq!(c.error, None);
     }
@@ -184,13 +184,13 @@ fn a_task_without_mutants_is_an_error_row() {
     let rows = candidates(dir.path(), "m");
     let rows = by_task(&rows);
     let noop = rows[&("t08".to_string(), 0)];
-    assert_eq!(noop.status, "error");
+    assert_eq!(noop.status, "error".parse().unwrap());
     assert!(
         noop.error.as_deref().unwrap().contains("no mutants"),
         "{noop:?}"
     );
     assert_eq!(noop.answer, None);
-    assert_eq!(rows[&("t01".to_string(), 0)].status, "ok");
+    assert_eq!(rows[&("t01".to_string(), 0)].status, AnswerStatus::Ok);
 }
 
 #[test]
@@ -321,11 +321,27 @@ fn limit_task_and_shards() {
     );
     assert_code(&out, 0);
     assert_eq!(candidates(dir.path(), "one").len(), 1);
-    // A missing shard is named.
-    std::fs::remove_file(dir.path().join("runs/sh/candidates-2-of-2.parquet")).unwrap();
-    let out = solve(dir.path(), &["--run", "sh", "--merge-shards"]);
+    // The merge removed the shard files it joined.
+    assert!(!dir
+        .path()
+        .join("runs/sh/candidates-1-of-2.parquet")
+        .exists());
+    // A missing shard is named, and the shard there is kept.
+    let out = solve(
+        dir.path(),
+        &[
+            "--run", "sh2", "--model", "oracle", "--limit", "5", "--shard", "1/2",
+        ],
+    );
+    assert_code(&out, 0);
+    let out = solve(dir.path(), &["--run", "sh2", "--merge-shards"]);
     assert_code(&out, 2);
     assert!(stderr(&out).contains("2/2"), "{}", stderr(&out));
+    assert!(dir
+        .path()
+        .join("runs/sh2/candidates-1-of-2.parquet")
+        .is_file());
+    assert!(!dir.path().join("runs/sh2/candidates.parquet").exists());
 }
 
 /// A solver program: answers a stub for most tasks, fails on `fizzbuzz`, hangs on `clamp`,
@@ -377,16 +393,16 @@ fn command_programs_read_the_task_and_print_the_answer() {
         assert_eq!(c.prompt_hash.len(), 64);
         match f.entry {
             "fizzbuzz" => {
-                assert_eq!(c.status, "error");
+                assert_eq!(c.status, "error".parse().unwrap());
                 let e = c.error.as_deref().unwrap();
                 assert!(e.contains("status 3") && e.contains("beyond me"), "{e}");
             }
             "clamp" => {
-                assert_eq!(c.status, "error");
+                assert_eq!(c.status, "error".parse().unwrap());
                 assert!(c.error.as_deref().unwrap().contains("timed out"));
             }
             "add" => {
-                assert_eq!(c.status, "ok");
+                assert_eq!(c.status, "ok".parse().unwrap());
                 // A bare body goes under the prompt; the sample reached the program.
                 assert_eq!(
                     c.answer.as_deref().unwrap(),
@@ -394,7 +410,7 @@ fn command_programs_read_the_task_and_print_the_answer() {
                 );
             }
             entry => {
-                assert_eq!(c.status, "ok");
+                assert_eq!(c.status, "ok".parse().unwrap());
                 assert!(c.raw.as_deref().unwrap().contains("```python"));
                 let stub = format!("def {entry}(*args, **kwargs):\n    return None\n");
                 // The prompt's imports are put in front of the code of the fence.

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use execute::value::Tolerance;
-use execute::{Batch, Call, Limits, Outcome, Request, Status, Target};
+use execute::{Batch, Call, ExecError, Limits, Outcome, Request, Status, Target};
 
 use crate::search::{CallResult, Observed, Runner};
 
@@ -88,7 +88,7 @@ pub struct Original<'b, 'w> {
     pub text: &'b str,
     pub function: &'b str,
     /// The first worker failure that was not the code's doing (no worker could start).
-    pub error: Option<String>,
+    pub error: Option<ExecError>,
     /// Longest call seen, seconds (sets the mutants' timeout).
     pub slowest: f64,
 }
@@ -113,13 +113,12 @@ impl Runner for Original<'_, '_> {
                 }
             }
             Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e.to_string());
-                }
+                let detail = e.to_string();
+                self.error.get_or_insert(e);
                 Observed {
                     result: CallResult::Failed {
                         status: "no_worker".into(),
-                        detail: e.to_string(),
+                        detail,
                     },
                     arcs: BTreeSet::new(),
                     all_arcs: None,
@@ -136,11 +135,11 @@ pub fn recheck(
     text: &str,
     function: &str,
     cases: &[(String, String, CallResult)],
-) -> Result<Vec<bool>, String> {
+) -> Result<Vec<bool>, ExecError> {
     let mut out = Vec::with_capacity(cases.len());
     for (args, kwargs, expected) in cases {
         let req = request(MODULE, text, function, args, kwargs, false, true);
-        let o = batch.run(&req).map_err(|e| e.to_string())?;
+        let o = batch.run(&req)?;
         out.push(same_behaviour(expected, &result_of(&o)));
     }
     Ok(out)
@@ -155,7 +154,7 @@ pub fn kills(
     cases: &[(String, String, CallResult)],
     base: &Limits,
     slowest: f64,
-) -> Result<Option<usize>, String> {
+) -> Result<Option<usize>, ExecError> {
     // A mutant may loop forever where the original returned at once: give it ten times the
     // original's slowest call, at least a quarter of a second, at most the usual limit. (The
     // runner ends a call that overruns and reports it; the worker lives on.)
@@ -177,7 +176,7 @@ pub fn kills(
             }
             Err(e) => {
                 batch.set_limits(base);
-                return Err(e.to_string());
+                return Err(e);
             }
         }
     }

@@ -29,17 +29,24 @@ pub mod usage;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Parser;
+use execute::tasks::{CodeRef, Interpreters};
 use execute::{
     default_interpreter, Backend, Batch, Limits, ProcessBackend, ProcessOptions, WorkerSpec,
 };
-use schemas::cli::{CommonArgs, Outcome};
-use schemas::{Classification, Function, FunctionTask, Reference, TestCase};
+use schemas::cli::{CommonArgs, Outcome, ResumeArgs};
+use schemas::{
+    Classification, Function, FunctionClass, FunctionTask, Reference, TaskStatus, TestCase,
+};
+
+/// A hash of the code that makes function tasks (this crate, the execution library and its
+/// runner, the mutants library, resolve's literal decoder, the contract), recorded at build
+/// time by `build.rs`: part of every task's `config_hash`, so a rerun remakes the tasks an
+/// older build of freshbench made.
+pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
 use crate::search::Budget;
 use crate::synth::{Batches, Options, Synthesized};
@@ -112,6 +119,8 @@ pub struct Args {
     /// Seconds one installer command may take.
     #[arg(long, value_name = "SECS", default_value_t = 1200)]
     pub env_timeout: u64,
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 fn default_jobs() -> usize {
@@ -157,6 +166,7 @@ impl Args {
                 memory_bytes: self.memory_mb.saturating_mul(1 << 20),
                 ..Limits::default()
             },
+            python: self.python.clone().unwrap_or_else(default_interpreter),
         })
     }
 }
@@ -165,27 +175,30 @@ impl Args {
 struct Job<'a> {
     pos: usize,
     f: &'a Function,
-    class: &'a str,
+    class: FunctionClass,
     /// The interpreter and the packages its workers import before serving.
     python: Result<(PathBuf, Vec<String>), String>,
 }
 
 /// The classes that make function tasks.
-pub const CLASSES: &[&str] = &["self_contained", "weakly_self_contained"];
+pub const CLASSES: &[FunctionClass] = &[
+    FunctionClass::SelfContained,
+    FunctionClass::WeaklySelfContained,
+];
 
 /// The stage.
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let opts = args.options()?;
-    let dir = &args.common.data;
+    let dir = args.common.data()?;
     let functions: Vec<Function> =
         schemas::read_table(dir).context("reading the functions found by resolve")?;
     let classes: Vec<Classification> =
         schemas::read_table(dir).context("reading the classes classify gave the functions")?;
     let references: Vec<Reference> =
         schemas::read_table(dir).context("reading the references found by resolve")?;
-    let class_of: HashMap<&str, &str> = classes
+    let class_of: HashMap<&str, FunctionClass> = classes
         .iter()
-        .map(|c| (c.function_id.as_str(), c.class.as_str()))
+        .map(|c| (c.function_id.as_str(), c.class))
         .collect();
     let mut refs_of: HashMap<&str, Vec<&Reference>> = HashMap::new();
     for r in &references {
@@ -199,7 +212,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
                     || *w == format!("{}.{}", f.module, f.qualname)
             })
     };
-    let candidates: Vec<(&Function, &str)> = functions
+    let candidates: Vec<(&Function, FunctionClass)> = functions
         .iter()
         .filter_map(|f| {
             class_of
@@ -245,14 +258,16 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let mut done: BTreeMap<String, Synthesized> = BTreeMap::new();
     for (id, s) in existing {
         if keep.contains(id.as_str()) {
-            if !args.force && s.task.config_hash == config {
+            // Kept when made by this build with these options, and not the harness's
+            // failure (a rerun tries those again).
+            if !args.force && s.task.config_hash == config && s.task.status != TaskStatus::Infra {
                 done.insert(id, s);
             }
         } else if !args.functions.is_empty() {
             others.push(s);
         }
     }
-    let todo: Vec<(usize, &Function, &str)> = candidates
+    let todo: Vec<(usize, &Function, FunctionClass)> = candidates
         .iter()
         .enumerate()
         .filter(|(_, (f, _))| !done.contains_key(&f.function_id))
@@ -266,68 +281,39 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         "synthesizing"
     );
 
-    // Interpreters: the tools' one, or the repository's environment for functions that
-    // use third-party packages.
-    let interpreter = args.python.clone().unwrap_or_else(default_interpreter);
-    let mut needs: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
-    for (_, f, _) in &todo {
-        let refs = refs_of
-            .get(f.function_id.as_str())
-            .map_or(&[][..], Vec::as_slice);
-        let mods = execute::env::functions::third_party(refs);
-        if !mods.is_empty() {
-            needs.entry(f.repo_id.clone()).or_default().extend(mods);
-        }
-    }
-    let env_of: HashMap<String, Result<PathBuf, String>> = if args.no_envs {
-        needs
-            .keys()
-            .map(|k| (k.clone(), Err("not built (--no-envs)".to_string())))
-            .collect()
-    } else {
-        execute::env::functions::interpreters(
-            dir,
-            &needs,
-            execute::env::EnvConfig {
-                cache_dir: args
-                    .cache_dir
-                    .clone()
-                    .unwrap_or_else(execute::env::default_cache_dir),
-                python: interpreter.clone(),
-                uv: args.uv.clone().or_else(execute::env::find_uv),
-                rebuild: false,
-                timeout: Duration::from_secs(args.env_timeout),
-                allow_sdist_builds: false,
-            },
-        )?
-    };
+    // Where each function runs: the tools' interpreter, or its repository's environment
+    // for functions that use third-party packages (execute's one placement of function code).
+    let todo_refs: Vec<CodeRef<'_>> = todo
+        .iter()
+        .map(|(_, f, _)| CodeRef {
+            key: &f.function_id,
+            function_id: &f.function_id,
+            repo_id: &f.repo_id,
+        })
+        .collect();
+    let mut interp = Interpreters::plan(dir, &todo_refs, opts.python.clone())?;
+    interp.build(
+        &todo_refs,
+        (!args.no_envs).then(|| execute::env::EnvConfig {
+            cache_dir: args
+                .cache_dir
+                .clone()
+                .unwrap_or_else(execute::env::default_cache_dir),
+            python: opts.python.clone(),
+            uv: args.uv.clone().or_else(execute::env::find_uv),
+            rebuild: false,
+            timeout: Duration::from_secs(args.env_timeout),
+            allow_sdist_builds: false,
+        }),
+    )?;
     let todo: Vec<Job<'_>> = todo
         .into_iter()
-        .map(|(pos, f, class)| {
-            let refs = refs_of
-                .get(f.function_id.as_str())
-                .map_or(&[][..], Vec::as_slice);
-            let python = if execute::env::functions::third_party(refs).is_empty() {
-                Ok((interpreter.clone(), Vec::new()))
-            } else {
-                // The packages the repository's functions use are imported once per worker,
-                // not once per call process (numpy takes a tenth of a second).
-                let preload: Vec<String> = needs
-                    .get(&f.repo_id)
-                    .map(|m| m.iter().cloned().collect())
-                    .unwrap_or_default();
-                env_of
-                    .get(&f.repo_id)
-                    .cloned()
-                    .unwrap_or_else(|| Err("no environment".into()))
-                    .map(|p| (p, preload))
-            };
-            Job {
-                pos,
-                f,
-                class,
-                python,
-            }
+        .zip(&todo_refs)
+        .map(|((pos, f, class), r)| Job {
+            pos,
+            f,
+            class,
+            python: interp.placement(*r),
         })
         .collect();
 
@@ -336,107 +322,88 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         ..ProcessOptions::default()
     });
     let bar = schemas::cli::progress(&args.common, todo.len() as u64, "functions");
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, Result<Synthesized, String>)>();
-    let mut fatal: Option<String> = None;
-    let mut last_save = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs.min(todo.len().max(1)) {
-            let tx = tx.clone();
-            let (todo, next, failed, backend, opts, refs_of) =
-                (&todo, &next, &failed, &backend, &opts, &refs_of);
-            scope.spawn(move || {
-                // A pair of workers per interpreter this thread has needed.
-                let mut pairs: HashMap<(PathBuf, Vec<String>), Batches<'_>> = HashMap::new();
-                loop {
-                    if failed.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = todo.get(i) else { break };
-                    let refs = refs_of
-                        .get(job.f.function_id.as_str())
-                        .map_or(&[][..], Vec::as_slice);
-                    let r = match &job.python {
-                        Err(why) => Ok(synth::rejected(
-                            job.f,
-                            job.class,
-                            opts,
-                            format!("environment: {why}"),
-                        )),
-                        Ok((python, preload)) => {
-                            let key = (python.clone(), preload.clone());
-                            let batches = pairs.entry(key).or_insert_with(|| {
-                                let spec = WorkerSpec {
-                                    interpreter: Some(python.clone()),
-                                    preload: preload.clone(),
-                                    ..WorkerSpec::default()
-                                };
-                                Batches {
-                                    primary: Batch::new(
-                                        backend as &dyn Backend,
-                                        &spec,
-                                        &opts.limits,
-                                    ),
-                                    recheck: Batch::new(
-                                        backend as &dyn Backend,
-                                        &WorkerSpec {
-                                            hash_seed: 1,
-                                            ..spec.clone()
-                                        },
-                                        &opts.limits,
-                                    ),
-                                }
-                            });
-                            synth::synthesize(job.f, job.class, refs, opts, batches)
-                        }
+    let mut checkpoint = args.resume.checkpoint()?;
+    let result = schemas::pool::stream(
+        &todo,
+        args.jobs,
+        // A pair of workers per interpreter each thread has needed.
+        HashMap::<(PathBuf, Vec<String>), Batches<'_>>::new,
+        |pairs, job| {
+            let refs = refs_of
+                .get(job.f.function_id.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let (python, preload) = match &job.python {
+                Err(why) => {
+                    return Ok(synth::infra(
+                        job.f,
+                        job.class,
+                        &opts,
+                        &format!("environment: {why}"),
+                    ))
+                }
+                Ok(p) => p,
+            };
+            let batches = pairs
+                .entry((python.clone(), preload.clone()))
+                .or_insert_with(|| {
+                    let spec = WorkerSpec {
+                        interpreter: Some(python.clone()),
+                        preload: preload.clone(),
+                        ..WorkerSpec::default()
                     };
-                    if r.is_err() {
-                        failed.store(true, Ordering::Relaxed);
+                    Batches {
+                        primary: Batch::new(&backend as &dyn Backend, &spec, &opts.limits),
+                        recheck: Batch::new(
+                            &backend as &dyn Backend,
+                            &WorkerSpec {
+                                hash_seed: 1,
+                                ..spec.clone()
+                            },
+                            &opts.limits,
+                        ),
                     }
-                    if tx.send((job.pos, r)).is_err() {
-                        break;
-                    }
+                });
+            match synth::synthesize(job.f, job.class, refs, &opts, batches) {
+                Ok(s) => Ok(s),
+                // No worker may start by configuration: the run stops.
+                Err(e) if e.is_configuration() => {
+                    Err(anyhow::Error::new(e).context(format!("synthesizing {}", job.f.qualname)))
                 }
-            });
-        }
-        drop(tx);
-        for (pos, r) in rx {
-            bar.inc(1);
-            match r {
-                Ok(s) => {
-                    tracing::debug!(function = %candidates[pos].0.qualname, status = %s.task.status, reason = ?s.task.reason, cases = s.task.cases, "synthesized");
-                    done.insert(candidates[pos].0.function_id.clone(), s);
-                }
-                Err(e) => {
-                    if fatal.is_none() {
-                        fatal = Some(format!("{}: {e}", candidates[pos].0.qualname));
-                    }
-                }
+                // A worker that could not start this time: the harness's failure, tried
+                // again by a rerun.
+                Err(e) => Ok(synth::infra(job.f, job.class, &opts, &e.to_string())),
             }
+        },
+        |i, s| {
+            bar.inc(1);
+            let pos = todo[i].pos;
+            tracing::debug!(function = %candidates[pos].0.qualname, status = %s.task.status, reason = ?s.task.reason, cases = s.task.cases, "synthesized");
+            done.insert(candidates[pos].0.function_id.clone(), s);
             // A checkpoint now and then: a killed run keeps what it made.
-            if last_save.elapsed() > Duration::from_secs(30) {
+            if checkpoint.due() {
                 if let Err(e) = save(dir, &candidates, &done, &others) {
                     tracing::warn!(error = %e, "checkpoint failed");
                 }
-                last_save = Instant::now();
             }
-        }
-    });
+            std::ops::ControlFlow::Continue(())
+        },
+    );
     bar.finish_and_clear();
     save(dir, &candidates, &done, &others)?;
-    if let Some(e) = fatal {
-        anyhow::bail!("a worker could not run code ({e}); the tasks made so far are saved, rerun to complete the rest");
-    }
-    summary(&candidates, &done).context("printing the summary")?;
-    Ok(Outcome::Success)
+    result.context("no worker may run code; the tasks made so far are saved")?;
+    let counts = summary(&candidates, &done).context("printing the summary")?;
+    // Nothing usable came out, or some functions could not be tried: the run is lacking.
+    Ok(if (counts.ok == 0 && counts.rows > 0) || counts.infra > 0 {
+        Outcome::Lacking
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Writes both tables: the tasks in the order of the candidates, then the others kept.
 fn save(
     dir: &std::path::Path,
-    candidates: &[(&Function, &str)],
+    candidates: &[(&Function, FunctionClass)],
     done: &BTreeMap<String, Synthesized>,
     others: &[Synthesized],
 ) -> anyhow::Result<()> {
@@ -455,31 +422,51 @@ fn save(
     Ok(())
 }
 
+/// What the summary counted.
+struct Counts {
+    rows: usize,
+    ok: usize,
+    infra: usize,
+}
+
 fn summary(
-    candidates: &[(&Function, &str)],
+    candidates: &[(&Function, FunctionClass)],
     done: &BTreeMap<String, Synthesized>,
-) -> std::io::Result<()> {
+) -> std::io::Result<Counts> {
     let mut out = std::io::stdout().lock();
     let rows: Vec<&FunctionTask> = candidates
         .iter()
         .filter_map(|(f, _)| done.get(&f.function_id).map(|s| &s.task))
         .collect();
-    let ok = rows.iter().filter(|t| t.status == "ok").count();
+    let ok = rows.iter().filter(|t| t.status == TaskStatus::Ok).count();
+    let skipped = rows
+        .iter()
+        .filter(|t| {
+            t.status == TaskStatus::Infra && execute::tasks::skipped_on_request(t.reason.as_deref())
+        })
+        .count();
+    let infra = rows
+        .iter()
+        .filter(|t| t.status == TaskStatus::Infra)
+        .count()
+        - skipped;
+    writeln!(
+        out,
+        "synthesized {} function tasks: {ok} ok, {} rejected, {} not tried",
+        rows.len(),
+        rows.len() - ok - infra - skipped,
+        infra + skipped
+    )?;
     let full = rows
         .iter()
         .filter(|t| t.arcs_total > 0 && t.arcs_covered == t.arcs_total)
         .count();
     let cases: i32 = rows
         .iter()
-        .filter(|t| t.status == "ok")
+        .filter(|t| t.status == TaskStatus::Ok)
         .map(|t| t.cases)
         .sum();
-    writeln!(
-        out,
-        "synthesized {} function tasks: {ok} ok, {} rejected",
-        rows.len(),
-        rows.len() - ok
-    )?;
+
     writeln!(out, "  full arc coverage       {full:>6} of {}", rows.len())?;
     writeln!(out, "  test cases (ok tasks)   {cases:>6}")?;
     let mut scores: Vec<f64> = rows.iter().filter_map(|t| t.mutation_score).collect();
@@ -507,5 +494,27 @@ fn summary(
             writeln!(out, "  {r:<24} {n:>6}")?;
         }
     }
-    Ok(())
+    if skipped > 0 {
+        writeln!(
+            out,
+            "{skipped} functions need their repository's environment, not built (--no-envs)"
+        )?;
+    }
+    if infra > 0 {
+        writeln!(
+            out,
+            "{infra} functions could not be tried (infra: the harness failed); rerun the same command to try them"
+        )?;
+    }
+    if ok == 0 && !rows.is_empty() {
+        writeln!(
+            out,
+            "no usable task came out: see the reasons above (or --min-coverage and --min-mutation-score)"
+        )?;
+    }
+    Ok(Counts {
+        rows: rows.len(),
+        ok,
+        infra,
+    })
 }

@@ -23,26 +23,7 @@ use crate::types::Ty;
 pub type Arc = (i32, i32);
 
 /// How a parameter is passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    PositionalOnly,
-    PositionalOrKeyword,
-    VarPositional,
-    KeywordOnly,
-    VarKeyword,
-}
-
-impl ParamKind {
-    pub fn parse(s: &str) -> ParamKind {
-        match s {
-            "positional_only" => ParamKind::PositionalOnly,
-            "var_positional" => ParamKind::VarPositional,
-            "keyword_only" => ParamKind::KeywordOnly,
-            "var_keyword" => ParamKind::VarKeyword,
-            _ => ParamKind::PositionalOrKeyword,
-        }
-    }
-}
+pub use schemas::ParamKind;
 
 /// One parameter as the search sees it.
 #[derive(Debug, Clone)]
@@ -282,28 +263,8 @@ pub struct Case {
     pub is_edge: bool,
 }
 
-/// Why the search stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    FullCoverage,
-    Calls,
-    Seconds,
-    Stalled,
-    /// No input could be generated (a type no strategy covers).
-    NoStrategy,
-}
-
-impl Stop {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stop::FullCoverage => "full coverage",
-            Stop::Calls => "call budget",
-            Stop::Seconds => "time budget",
-            Stop::Stalled => "no progress",
-            Stop::NoStrategy => "no strategy",
-        }
-    }
-}
+/// Why the search stopped (`NotRun` is never the search's own).
+pub use schemas::SearchStop as Stop;
 
 /// What the search found.
 #[derive(Debug, Clone)]
@@ -411,13 +372,13 @@ impl<'a, R: Runner> Search<'a, R> {
         if self.full() {
             Some(Stop::FullCoverage)
         } else if self.calls >= self.budget.calls {
-            Some(Stop::Calls)
+            Some(Stop::CallBudget)
         } else if self.started.elapsed().as_secs_f64() >= self.budget.seconds {
-            Some(Stop::Seconds)
+            Some(Stop::TimeBudget)
         } else if since_new >= self.budget.stall
             || (self.cases.is_empty() && self.calls >= NOTHING_USABLE)
         {
-            Some(Stop::Stalled)
+            Some(Stop::NoProgress)
         } else {
             None
         }

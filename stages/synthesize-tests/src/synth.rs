@@ -4,15 +4,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use execute::ExecError;
 use execute::{Batch, Limits};
 use schemas::id::content_id;
-use schemas::{Function, FunctionTask, Reference, TestCase};
+use schemas::{
+    Function, FunctionClass, FunctionTask, PromptKind, Reference, SearchStop, TaskStatus, TestCase,
+};
 
 use crate::doc::doc_types;
 use crate::exec::{self, Original};
 use crate::literal::parse_literal;
 use crate::pyval::PyVal;
-use crate::search::{Arc, Budget, CallResult, Case, Found, ParamKind, ParamSpec, Search};
+use crate::search::{Arc, Budget, CallResult, Case, Found, ParamSpec, Search};
 use crate::strategy::Pool;
 use crate::task;
 use crate::types::{of_value, parse_annotation, Ty};
@@ -32,18 +35,26 @@ pub struct Options {
     pub min_mutation_score: f64,
     /// Limits of one call of the original.
     pub limits: Limits,
+    /// The interpreter standard-library functions run on.
+    pub python: std::path::PathBuf,
 }
 
 impl Options {
-    /// A hash of everything here that changes the rows.
+    /// A hash of everything here that changes the rows, and of the code that makes them
+    /// ([`crate::BUILD_ID`]): a task made by another build of freshbench is made again.
     pub fn hash(&self) -> String {
         let b = &self.budget;
         let text = format!(
-            "calls={} stall={} edge_calls={} edge_cases={} shrink={} reservoir={} max_cases={} mutants={} min_cov={} min_ms={} wall={:?} mem={} v=1",
+            "calls={} stall={} edge_calls={} edge_cases={} shrink={} reservoir={} max_cases={} mutants={} min_cov={} min_ms={} wall={:?} mem={} python={}",
             b.calls, b.stall, b.edge_calls, b.edge_cases, b.shrink_calls, b.reservoir, self.max_cases, self.mutants,
-            self.min_coverage, self.min_mutation_score, self.limits.wall, self.limits.memory_bytes
+            self.min_coverage, self.min_mutation_score, self.limits.wall, self.limits.memory_bytes,
+            self.python.display()
         );
-        content_id(&[text.as_bytes()])
+        content_id(&[
+            b"synthesize-tests/2",
+            crate::BUILD_ID.as_bytes(),
+            text.as_bytes(),
+        ])
     }
 }
 
@@ -73,7 +84,7 @@ pub fn param_specs(f: &Function, analysis: &Analysis) -> Vec<ParamSpec> {
     f.params
         .iter()
         .map(|p| {
-            let kind = ParamKind::parse(&p.kind);
+            let kind = p.kind;
             let annotated = p
                 .annotation
                 .as_deref()
@@ -215,17 +226,17 @@ fn triples_of(cases: &[Case]) -> Vec<(String, String, CallResult)> {
 }
 
 /// The row of a function rejected before any search (no environment, say).
-pub fn rejected(f: &Function, class: &str, opts: &Options, reason: String) -> Synthesized {
+pub fn rejected(f: &Function, class: FunctionClass, opts: &Options, reason: String) -> Synthesized {
     let task = FunctionTask {
         task_id: content_id(&[f.function_id.as_bytes(), b"", b""]),
         function_id: f.function_id.clone(),
         repo_id: f.repo_id.clone(),
-        class: class.to_string(),
+        class,
         prompt: String::new(),
-        prompt_kind: "docstring".into(),
+        prompt_kind: PromptKind::Docstring,
         entry_point: f.name.clone(),
         canonical_solution: String::new(),
-        status: "rejected".into(),
+        status: TaskStatus::Rejected,
         reason: Some(reason),
         cases: 0,
         edge_cases: 0,
@@ -233,7 +244,7 @@ pub fn rejected(f: &Function, class: &str, opts: &Options, reason: String) -> Sy
         arcs_total: 0,
         branches_covered: 0,
         branches_total: 0,
-        stop: String::new(),
+        stop: SearchStop::NotRun,
         mutants_total: 0,
         mutants_killed: 0,
         mutation_score: None,
@@ -249,14 +260,22 @@ pub fn rejected(f: &Function, class: &str, opts: &Options, reason: String) -> Sy
     }
 }
 
+/// The row of a function the harness could not try (its environment did not build, no
+/// worker started): status `infra`, which a rerun tries again.
+pub fn infra(f: &Function, class: FunctionClass, opts: &Options, why: &str) -> Synthesized {
+    let mut s = rejected(f, class, opts, format!("infra: {why}"));
+    s.task.status = TaskStatus::Infra;
+    s
+}
+
 /// Synthesizes the task of one function.
 pub fn synthesize(
     f: &Function,
-    class: &str,
+    class: FunctionClass,
     refs: &[&Reference],
     opts: &Options,
     batches: &mut Batches<'_>,
-) -> Result<Synthesized, String> {
+) -> Result<Synthesized, ExecError> {
     let t0 = Instant::now();
     let mut task = rejected(f, class, opts, String::new()).task;
     task.reason = None;
@@ -335,7 +354,7 @@ pub fn synthesize(
     }
     task.calls = found.calls as i32;
     task.search_seconds = found.seconds;
-    task.stop = found.stop.as_str().to_string();
+    task.stop = found.stop;
     task.arcs_total = found.total.len() as i32;
     let branches = branch_arcs(&found.total);
     task.branches_total = branches.len() as i32;
@@ -473,7 +492,7 @@ pub fn synthesize(
         task.prompt = task::docstring_prompt(&text, offset, end);
     } else {
         {
-            task.prompt_kind = "synthesized".into();
+            task.prompt_kind = PromptKind::Synthesized;
             // Returned values before exceptions, small inputs before large (a docstring of
             // thousand-character arguments helps nobody); the order is stable.
             let mut examples: Vec<&Case> = cases
@@ -537,7 +556,7 @@ pub fn synthesize(
         }
     }
     if reasons.is_empty() {
-        task.status = "ok".into();
+        task.status = TaskStatus::Ok;
     } else {
         task.reason = Some(reasons.join("; "));
     }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use schemas::{Function, Reference};
+use schemas::{Function, RefKind, Reference};
 
 /// The imports that bind the names a function takes from the standard library and
 /// third-party packages, rebuilt from resolve's references: `import re`,
@@ -12,7 +12,7 @@ use schemas::{Function, Reference};
 pub fn imports(refs: &[&Reference]) -> Vec<String> {
     let mut out = BTreeSet::new();
     for r in refs {
-        if r.kind != "stdlib" && r.kind != "third_party" {
+        if !matches!(r.kind, RefKind::Stdlib | RefKind::ThirdParty) {
             continue;
         }
         let Some(target) = r.target.as_deref() else {
@@ -181,7 +181,7 @@ mod tests {
             repo_id: "r".into(),
             name: name.into(),
             chain: chain.into(),
-            kind: "stdlib".into(),
+            kind: RefKind::Stdlib,
             target_module: target.split('.').next().map(str::to_string),
             target: Some(target.into()),
             target_path: None,

@@ -37,7 +37,7 @@ fn func(name: &str) -> Function {
 fn param(name: &str, ann: Option<&str>) -> Param {
     Param {
         name: name.into(),
-        kind: "positional_or_keyword".into(),
+        kind: schemas::ParamKind::PositionalOrKeyword,
         annotation: ann.map(Into::into),
         default: None,
     }
@@ -49,7 +49,7 @@ fn reference(kind: &str, chain: &str, target: &str) -> Reference {
         repo_id: "r".into(),
         name: chain.split('.').next().unwrap().into(),
         chain: chain.into(),
-        kind: kind.into(),
+        kind: kind.parse().expect("a reference kind"),
         target_module: Some(target.split('.').next().unwrap().into()),
         target: Some(target.into()),
         target_path: None,

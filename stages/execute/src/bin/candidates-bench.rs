@@ -83,7 +83,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     let todo: Vec<(&Candidate, &tasks::TaskCases)> = cands
         .iter()
-        .filter(|c| c.status == "ok" && c.answer.is_some())
+        .filter(|c| c.status == schemas::AnswerStatus::Ok && c.answer.is_some())
         .filter_map(|c| by_id.get(c.task_id.as_str()).map(|t| (c, *t)))
         .take(args.limit)
         .collect();
@@ -104,7 +104,7 @@ fn main() -> anyhow::Result<()> {
     let mut ours = Vec::new();
     for (c, t) in &todo {
         let v = tasks::judge(&mut batch, c.answer.as_deref().unwrap_or(""), t, &opts)?;
-        ours.push(v.status == "pass");
+        ours.push(v.status == schemas::ExecStatus::Pass);
     }
     let ours_secs = t0.elapsed().as_secs_f64();
 

@@ -560,17 +560,13 @@ pub fn cap_tail(s: &str, cap: usize) -> String {
     format!("...{tail}")
 }
 
-/// The uv to use: `$FRESHBENCH_UV`, `.tools/venv/bin/uv` (of the working directory or the
-/// workspace), `uv` on `PATH`; `None` when there is none (then venv and pip).
+/// The uv to use: `$FRESHBENCH_UV`, `.tools/venv/bin/uv` (of the working directory or a
+/// folder above the running binary), `uv` on `PATH`; `None` when there is none (then venv and pip).
 pub fn find_uv() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("FRESHBENCH_UV") {
         return Some(PathBuf::from(p));
     }
-    let candidates = [
-        PathBuf::from(".tools/venv/bin/uv"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/uv"),
-    ];
-    if let Some(c) = candidates.into_iter().find(|c| c.is_file()) {
+    if let Some(c) = crate::backend::find_tool("uv").filter(|c| c.is_file()) {
         return std::fs::canonicalize(&c).ok().or(Some(c));
     }
     std::env::var_os("PATH").and_then(|path| {
@@ -580,7 +576,8 @@ pub fn find_uv() -> Option<PathBuf> {
     })
 }
 
-/// The cache folder: `$FRESHBENCH_CACHE`, else `.cache` of the working directory.
+/// The cache folder: `$FRESHBENCH_CACHE` (when set and not empty), else `.cache` of the
+/// working directory ([`schemas::cli::cache_root`], the same rule in every stage).
 pub fn default_cache_dir() -> PathBuf {
-    std::env::var_os("FRESHBENCH_CACHE").map_or_else(|| PathBuf::from(".cache"), PathBuf::from)
+    schemas::cli::cache_root()
 }

@@ -8,7 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use schemas::{examples, FunctionTask, Repo, Slice, TestCase, Timestamp, Validation};
+use schemas::{
+    examples, Family, FunctionTask, LicenseSource, PromptKind, Repo, Slice, SourceKind, TaskStatus,
+    TestCase, Timestamp, Validation,
+};
 
 pub const DATE: &str = "2026-12-01";
 /// The tasks that must be published (valid, of the MIT repository), in table order.
@@ -16,14 +19,14 @@ pub const PUBLISHED: [&str; 3] = ["t-clamp", "t-words", "t-pairs"];
 
 pub fn repo(id: &str, name: &str, version: &str, license: Option<&str>) -> Repo {
     Repo {
-        source: "pypi".into(),
+        source: SourceKind::Pypi,
         spec: format!("pypi:{name}=={version}"),
         version: Some(version.into()),
         commit: Some(format!("tree-{id}")),
         published_at: Some(Timestamp::parse("2026-10-01T12:00:00Z").unwrap()),
         url: Some(format!("https://example.invalid/{name}-{version}.tar.gz")),
         license: license.map(str::to_string),
-        license_source: license.map(|_| "metadata".to_string()),
+        license_source: license.map(|_| LicenseSource::Metadata),
         cutoff: Some(Timestamp::parse("2026-09-01").unwrap()),
         files_total: 4,
         ..examples::repo(id, name)
@@ -34,9 +37,9 @@ pub fn task(id: &str, repo: &str, entry: &str, prompt: &str, canonical: &str) ->
     FunctionTask {
         prompt: prompt.into(),
         prompt_kind: if canonical.starts_with(prompt) {
-            "docstring".into()
+            PromptKind::Docstring
         } else {
-            "synthesized".into()
+            PromptKind::Synthesized
         },
         entry_point: entry.into(),
         canonical_solution: canonical.into(),
@@ -99,7 +102,7 @@ pub fn function_tasks() -> Vec<FunctionTask> {
         "def noisy():\n    \"\"\"Prints.\"\"\"\n",
         "def noisy():\n    \"\"\"Prints.\"\"\"\n    print(1)\n",
     );
-    rejected.status = "rejected".into();
+    rejected.status = TaskStatus::Rejected;
     rejected.reason = Some("no_usable_input: returns nothing".into());
     vec![
         task(
@@ -281,7 +284,7 @@ pub fn validations() -> Vec<Validation> {
 fn slice(task: &str) -> Slice {
     Slice {
         task_id: task.into(),
-        family: "function".into(),
+        family: Family::Function,
         esv: 3,
         mcl: 5,
         dfi: 2,
@@ -302,16 +305,16 @@ pub fn write_dataset(dir: &Path, validated: bool) {
     schemas::write_table(dir, &[slice("t-clamp"), slice("t-gpl")]).unwrap();
 }
 
-/// Runs the built `publish` binary in `cwd` (not a git checkout, so the commit comes from
-/// `FRESHBENCH_COMMIT`).
+/// A commit id that publish must not record: the runtime `FRESHBENCH_COMMIT` of
+/// [`publish`] (the build's commit is what counts, recorded at build time).
+pub const RUNTIME_COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// Runs the built `publish` binary in `cwd`, with a [`RUNTIME_COMMIT`] in its environment.
 pub fn publish(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_publish"))
         .args(args)
         .current_dir(cwd)
-        .env(
-            "FRESHBENCH_COMMIT",
-            "0123456789abcdef0123456789abcdef01234567",
-        )
+        .env("FRESHBENCH_COMMIT", RUNTIME_COMMIT)
         .env_remove("RUST_LOG")
         .output()
         .unwrap()
@@ -334,6 +337,20 @@ pub fn s(p: &Path) -> &str {
 /// the jsonl export; returns (tempdir, snapshot folder).
 pub fn published() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
+    // publish runs in a git checkout of its own, whose HEAD is not freshbench's build.
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(tmp.path())
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let _ = git(&["init", "-q"]) && git(&["commit", "-q", "--allow-empty", "-m", "other"]);
     let data = tmp.path().join("data");
     std::fs::create_dir(&data).unwrap();
     write_dataset(&data, true);

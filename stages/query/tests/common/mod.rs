@@ -30,9 +30,9 @@ pub fn repo(id: &str, name: &str) -> Repo {
 
 pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32) -> FunctionTask {
     FunctionTask {
-        class: class.into(),
+        class: class.parse().unwrap(),
         entry_point: format!("fn_{id}"),
-        status: status.into(),
+        status: status.parse().unwrap(),
         reason: (status != "ok").then(|| "coverage: 1/2 arcs".to_string()),
         cases,
         ..examples::function_task(id, repo)
@@ -82,7 +82,7 @@ fn assertion_task(id: &str, repo: &str, variants: usize) -> AssertionTask {
 
 fn validation(task: &str, family: &str, valid: bool) -> Validation {
     Validation {
-        family: family.into(),
+        family: family.parse().unwrap(),
         reason: (!valid).then(|| "original fails".to_string()),
         ..examples::validation(task, valid)
     }
@@ -106,7 +106,7 @@ fn test_case(task: &str, ordinal: i32) -> TestCase {
 fn slice(task: &str, family: &str, esv: i32) -> Slice {
     Slice {
         task_id: task.into(),
-        family: family.into(),
+        family: family.parse().unwrap(),
         esv,
         mcl: 5,
         dfi: 1,
@@ -120,17 +120,18 @@ fn candidate(run: &str, task: &str, family: &str, sample: i32) -> Candidate {
     Candidate {
         run: run.into(),
         task_id: task.into(),
-        family: family.into(),
+        family: family.parse().unwrap(),
         sample,
         model: run.into(),
         prompt_hash: "h".into(),
         answer: Some("def f(x):\n    return 2 * x\n".into()),
         raw: None,
-        status: "ok".into(),
+        status: "ok".parse().unwrap(),
         error: None,
         tokens_in: None,
         tokens_out: None,
         latency_ms: 1.0,
+        input_hash: "h".into(),
     }
 }
 
@@ -139,20 +140,21 @@ fn execution(run: &str, task: &str, sample: i32, pass: bool) -> Execution {
         run: run.into(),
         task_id: task.into(),
         sample,
-        status: if pass { "pass" } else { "fail" }.into(),
+        status: (if pass { "pass" } else { "fail" }).parse().unwrap(),
         cases_passed: if pass { 3 } else { 1 },
         cases_total: 3,
         seconds: 0.01,
-        fingerprint: (!pass).then(|| "logic".to_string()),
+        fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
         detail: None,
-        isolation: "namespaces".into(),
+        isolation: "namespaces".parse().unwrap(),
+        input_hash: "h".into(),
     }
 }
 
 fn score(run: &str, breakdown: &str, group: &str, pass: f64, ci: (f64, f64), tasks: i64) -> Score {
     Score {
         run: run.into(),
-        breakdown: breakdown.into(),
+        breakdown: breakdown.parse().unwrap(),
         group_key: group.into(),
         k: 1,
         pass_at_k: pass,

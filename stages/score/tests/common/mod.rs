@@ -29,12 +29,12 @@ pub fn repo_of(i: usize) -> &'static str {
 
 fn repo(id: &str, name: &str, published: Option<&str>) -> Repo {
     Repo {
-        source: "pypi".into(),
+        source: "pypi".parse().unwrap(),
         spec: format!("pypi:{name}==1.0"),
         version: Some("1.0".into()),
         published_at: published.map(|p| Timestamp::parse(p).unwrap()),
         license: Some("MIT".into()),
-        license_source: Some("metadata".into()),
+        license_source: Some(schemas::LicenseSource::Metadata),
         files_total: 3,
         ..examples::repo(id, name)
     }
@@ -48,9 +48,9 @@ fn function_task(i: usize) -> FunctionTask {
     FunctionTask {
         function_id: format!("f{i}"),
         class: if i % 2 == 0 {
-            "self_contained".into()
+            schemas::FunctionClass::SelfContained
         } else {
-            "weakly_self_contained".into()
+            schemas::FunctionClass::WeaklySelfContained
         },
         prompt: format!("def f{i}(x):\n    \"\"\"Doc.\"\"\"\n"),
         entry_point: format!("f{i}"),
@@ -94,7 +94,7 @@ pub fn write_slices(dir: &Path) {
     let slices: Vec<Slice> = (0..TASKS)
         .map(|i| Slice {
             task_id: task_id(i),
-            family: "function".into(),
+            family: "function".parse().unwrap(),
             esv: 10 + i as i32,
             mcl: 100 * i as i64,
             dfi: 1 + (i / 3) as i32,
@@ -124,17 +124,18 @@ pub fn write_run(
             candidates.push(Candidate {
                 run: name.into(),
                 task_id: task_id(i),
-                family: "function".into(),
+                family: "function".parse().unwrap(),
                 sample: s,
                 model: model.into(),
                 prompt_hash: "h".into(),
                 answer: Some("def f(x): return x".into()),
                 raw: None,
-                status: "ok".into(),
+                status: "ok".parse().unwrap(),
                 error: None,
                 tokens_in: None,
                 tokens_out: None,
                 latency_ms: 1.0,
+                input_hash: "h".into(),
             });
             let pass = passes(i, s);
             let (status, fingerprint) = if pass {
@@ -150,13 +151,14 @@ pub fn write_run(
                 run: name.into(),
                 task_id: task_id(i),
                 sample: s,
-                status: status.into(),
+                status: status.parse().unwrap(),
                 cases_passed: if pass { 3 } else { 0 },
                 cases_total: 3,
                 seconds: 0.01,
-                fingerprint: fingerprint.map(Into::into),
+                fingerprint: fingerprint.map(|f: &str| f.parse().unwrap()),
                 detail: None,
-                isolation: "namespaces".into(),
+                isolation: "namespaces".parse().unwrap(),
+                input_hash: "h".into(),
             });
         }
     }

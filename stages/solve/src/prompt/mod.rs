@@ -57,6 +57,11 @@ pub enum Prompt {
 pub fn build(task: &Task, api: Api) -> Prompt {
     match task.family {
         Family::Function => function::build(task, api),
+        // `task::load` reads function tasks only until the mask stage writes the others.
+        Family::Completion | Family::Assertion => unreachable!(
+            "solve loads no {} task: the family has no prompt module yet",
+            task.family
+        ),
     }
 }
 
@@ -65,5 +70,9 @@ pub fn build(task: &Task, api: Api) -> Prompt {
 pub fn answer(task: &Task, api: Api, text: &str) -> String {
     match task.family {
         Family::Function => function::answer(task, api, text),
+        Family::Completion | Family::Assertion => unreachable!(
+            "solve loads no {} task: the family has no prompt module yet",
+            task.family
+        ),
     }
 }

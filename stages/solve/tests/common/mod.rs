@@ -148,7 +148,7 @@ impl Fixture {
             prompt: self.prompt(),
             entry_point: self.entry.into(),
             canonical_solution: self.canonical(),
-            status: self.status.into(),
+            status: self.status.parse().unwrap(),
             reason: (self.status != "ok").then(|| "effect: time".into()),
             edge_cases: 1,
             arcs_covered: 4,

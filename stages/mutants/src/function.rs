@@ -1,5 +1,7 @@
 //! Where a function sits in Python source, found with tree-sitter (which also reads text
-//! with syntax errors, so a model's broken answer still has its functions found).
+//! with syntax errors, so a model's broken answer still has its functions found), and the
+//! neutral version of a function: its body replaced by `pass`, the one "empty solution"
+//! that validation runs and the `null` reference solver answers.
 
 use tree_sitter::{Node, Parser};
 
@@ -86,6 +88,34 @@ fn span_of(source: &str, outer: Node<'_>, def: Node<'_>) -> Option<FunctionSpan>
     })
 }
 
+/// Why there is no neutral version of a function.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the source has no top-level `def {0}`")]
+pub struct NoFunction(pub String);
+
+/// `source` with the top-level function `entry_point`'s body replaced by `pass` (its
+/// signature, decorators, docstring and everything else of the source kept): it defines
+/// the function and does nothing. Validation's "the empty body fails" and the `null`
+/// reference solver both use it, so they test the same thing.
+pub fn null_function(source: &str, entry_point: &str) -> Result<String, NoFunction> {
+    let f = find_function(source, entry_point).ok_or_else(|| NoFunction(entry_point.into()))?;
+    let mut out = String::with_capacity(source.len());
+    match f.docstring_end {
+        Some(doc_end) if f.body_on_own_line => {
+            out.push_str(&source[..doc_end]);
+            out.push('\n');
+            out.push_str(&f.body_indent);
+            out.push_str("pass");
+        }
+        _ => {
+            out.push_str(&source[..f.body_start]);
+            out.push_str("pass");
+        }
+    }
+    out.push_str(&source[f.body_end..]);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +149,22 @@ mod tests {
         assert_eq!(f.docstring_end, None);
         let one = find_function("def g(): return 1\n", "g").unwrap();
         assert!(!one.body_on_own_line);
+    }
+
+    #[test]
+    fn null_functions_keep_signature_and_docstring() {
+        let src = "import re\n\ndef f(x, *, y=1):\n    \"\"\"Doc.\"\"\"\n    return x\n";
+        assert_eq!(
+            null_function(src, "f").unwrap(),
+            "import re\n\ndef f(x, *, y=1):\n    \"\"\"Doc.\"\"\"\n    pass\n"
+        );
+        assert_eq!(
+            null_function("def g(): return 1\n", "g").unwrap(),
+            "def g(): pass\n"
+        );
+        assert_eq!(
+            null_function("def g(): return 1\n", "h"),
+            Err(NoFunction("h".into()))
+        );
     }
 }
