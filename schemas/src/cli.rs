@@ -217,11 +217,16 @@ impl Shard {
     }
 }
 
+/// A `--shard` value that is not `i/n` with `1 <= i <= n`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}`: give i/n with 1 <= i <= n, e.g. 2/8")]
+pub struct BadShard(pub String);
+
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = BadShard;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("`{s}`: give i/n with 1 <= i <= n, e.g. 2/8");
+        let bad = || BadShard(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;

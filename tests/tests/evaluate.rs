@@ -599,3 +599,206 @@ fn a_merge_of_an_incomplete_shard_set_is_refused_and_keeps_the_files() {
     assert_eq!(executions(dir, "o").len(), valid_tasks(dir).len());
     assert!(!rdir.join("executions-2-of-3.parquet").exists());
 }
+
+/// A copy of the dataset's tables and runs without the tables named (as if their stage
+/// never ran).
+fn copy_without(src: &Path, drop: &[&str]) -> tempfile::TempDir {
+    let tmp = copy_of(src);
+    copy_runs(src, tmp.path());
+    for name in drop {
+        let _ = std::fs::remove_file(tmp.path().join(format!("{name}.parquet")));
+    }
+    tmp
+}
+
+/// A run of `stage args` killed with SIGKILL after `delay`, then run again to the end.
+fn kill_and_resume(stage: &str, args: &[&str], delay: std::time::Duration) -> bool {
+    let mut child = std::process::Command::new(freshbench_tests::bin(stage))
+        .args(args)
+        .current_dir(freshbench_tests::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let killed = child.try_wait().unwrap().is_none();
+    if killed {
+        child.kill().unwrap();
+    }
+    child.wait().unwrap();
+    let out = run(stage, args);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{stage} {args:?} after a kill: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    killed
+}
+
+/// The text of a table with the columns that record when something ran blanked.
+fn timeless_text<T: schemas::Table>(path: &Path, blank: &[&str]) -> String {
+    let rows: Vec<T> = schemas::read_table_from(path).unwrap();
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap();
+            for k in blank {
+                v[*k] = serde_json::Value::Null;
+            }
+            v.to_string()
+        })
+        .collect();
+    lines.sort();
+    lines.join("\n")
+}
+
+/// kill -9 at a random moment of each long stage, then a rerun: the tables equal those of
+/// an uninterrupted run (times aside). 5 kills per stage, 20 in all; every second one with
+/// a checkpoint after every row, so that kills land between and during writes.
+#[test]
+fn a_stage_killed_at_any_moment_resumes_to_the_same_tables() {
+    use std::time::{Duration, Instant};
+    struct Stage<'a> {
+        name: &'a str,
+        /// Tables removed from the copy before the stage runs (its own output).
+        drop: &'a [&'a str],
+        args: Vec<String>,
+        /// The tables it writes as text, times aside.
+        check: &'a dyn Fn(&Path) -> Vec<String>,
+    }
+    let src = dataset();
+    // A fixed seed: the same moments on every run of the test.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut fraction = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let synth_check = |dir: &Path| {
+        vec![
+            timeless_text::<FunctionTask>(
+                &dir.join("function_tasks.parquet"),
+                &["seconds", "search_seconds"],
+            ),
+            timeless_text::<schemas::TestCase>(&dir.join("test_cases.parquet"), &[]),
+        ]
+    };
+    let validate_check = |dir: &Path| {
+        vec![timeless_text::<Validation>(
+            &dir.join("validations.parquet"),
+            &["original_seconds"],
+        )]
+    };
+    let solve_check = |dir: &Path| {
+        vec![timeless_text::<Candidate>(
+            &dir.join("runs/k/candidates.parquet"),
+            &["latency_ms"],
+        )]
+    };
+    let run_check = |dir: &Path| {
+        vec![timeless_text::<Execution>(
+            &dir.join("runs/k/executions.parquet"),
+            &["seconds"],
+        )]
+    };
+    let s = |v: &[&str]| v.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+    let stages = [
+        Stage {
+            name: "synthesize-tests",
+            drop: &["function_tasks", "test_cases", "validations"],
+            args: s(&["--no-envs", "--seconds", "600", "--jobs", "2", "-q"]),
+            check: &synth_check,
+        },
+        Stage {
+            name: "execute",
+            drop: &["validations"],
+            args: s(&["--validate", "--no-envs", "--jobs", "2", "-q"]),
+            check: &validate_check,
+        },
+        Stage {
+            name: "solve",
+            drop: &[],
+            args: s(&["--run", "k", "--model", "mutant", "--samples", "12", "-q"]),
+            check: &solve_check,
+        },
+        Stage {
+            name: "execute",
+            drop: &[],
+            args: s(&[
+                "--run",
+                "k",
+                "--no-envs",
+                "--jobs",
+                "2",
+                "--case-timeout",
+                "0.5",
+                "-q",
+            ]),
+            check: &run_check,
+        },
+    ];
+    let mut kills = 0;
+    let mut reference_dir = copy_of(src);
+    for stage in &stages {
+        // The uninterrupted run, and how long it takes.
+        let clean = copy_without(reference_dir.path(), stage.drop);
+        let mut args = vec!["--data".to_string(), d(clean.path()).to_string()];
+        args.extend(stage.args.iter().cloned());
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let t0 = Instant::now();
+        let out = run(stage.name, &a);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stage.name);
+        let took = t0.elapsed();
+        eprintln!("{} {:?}: {took:?} uninterrupted", stage.name, stage.args);
+        let want = (stage.check)(clean.path());
+        // Five kills that land (a run may end before its kill when the machine is busy).
+        let (mut landed, mut i) = (0, 0);
+        while landed < 5 && i < 15 {
+            i += 1;
+            let copy = copy_without(reference_dir.path(), stage.drop);
+            let mut args = vec!["--data".to_string(), d(copy.path()).to_string()];
+            args.extend(stage.args.iter().cloned());
+            if i % 2 == 1 {
+                args.extend(["--checkpoint-secs".to_string(), "0".to_string()]);
+            }
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let delay = took.mul_f64(0.05 + 0.65 * fraction());
+            if kill_and_resume(stage.name, &a, delay.max(Duration::from_millis(20))) {
+                kills += 1;
+                landed += 1;
+            }
+            assert_eq!(
+                (stage.check)(copy.path()),
+                want,
+                "{} killed after {delay:?} and resumed differs from an uninterrupted run",
+                stage.name
+            );
+        }
+        // The next stage starts from this one's output.
+        reference_dir = clean;
+    }
+    assert!(
+        kills >= 20,
+        "only {kills} runs were killed before they ended"
+    );
+}
+
+/// Copies the `runs/` folder of `from` into `to`.
+fn copy_runs(from: &Path, to: &Path) {
+    let src = from.join("runs");
+    let Ok(runs) = std::fs::read_dir(&src) else {
+        return;
+    };
+    for run in runs {
+        let run = run.unwrap();
+        let dst = to.join("runs").join(run.file_name());
+        std::fs::create_dir_all(&dst).unwrap();
+        for f in std::fs::read_dir(run.path()).unwrap() {
+            let f = f.unwrap();
+            if f.file_type().unwrap().is_file() {
+                std::fs::copy(f.path(), dst.join(f.file_name())).unwrap();
+            }
+        }
+    }
+}

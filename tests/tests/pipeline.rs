@@ -209,3 +209,17 @@ fn restamp(path: &Path, version: &str) {
     out[at..at + old.len()].copy_from_slice(version.as_bytes());
     std::fs::write(path, out).unwrap();
 }
+
+/// Regression: `classify --print-default-config`, as the README gives it, failed because
+/// `--data` was required.
+#[test]
+fn classify_prints_its_default_config_without_a_dataset() {
+    let out = run("classify", &["--print-default-config"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.parse::<toml::Table>().is_ok(), "{text}");
+    // Modes that need a dataset still say so.
+    let out = run("classify", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--data DIR is required"));
+}

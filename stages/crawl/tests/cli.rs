@@ -84,6 +84,18 @@ fn exit_2_on_errors_of_use() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("YYYY-MM-DD"));
 
+    // Regression: a day the month does not have was read as a day of the next month.
+    for impossible in ["2026-02-30", "2026-04-31", "2025-02-29"] {
+        let out = crawl(&["--data", &data, "--since", impossible, "pypi:attrs"]);
+        assert_eq!(out.status.code(), Some(2), "{impossible}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(impossible) && stderr.contains("YYYY-MM-DD with a day the month has"),
+            "{stderr}"
+        );
+    }
+    assert!(!Path::new(&data).join("repos.parquet").exists());
+
     let out = crawl(&["--data", &data]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no sources"));

@@ -76,18 +76,40 @@ pub enum Expected {
     Raises(String),
 }
 
+/// A case whose row holds no expectation the judge can read: the harness's problem (the
+/// row is `infra`), not the solution's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnreadableCase(pub String);
+
+impl From<String> for UnreadableCase {
+    fn from(s: String) -> UnreadableCase {
+        UnreadableCase(s)
+    }
+}
+
+impl From<&str> for UnreadableCase {
+    fn from(s: &str) -> UnreadableCase {
+        UnreadableCase(s.to_string())
+    }
+}
+
 /// The expectation of a case; `Err` when its row holds neither a value nor an exception.
-pub fn expected_of(case: &TestCase) -> Result<Expected, String> {
+pub fn expected_of(case: &TestCase) -> Result<Expected, UnreadableCase> {
     if let Some(e) = &case.expected_exception {
         return Ok(Expected::Raises(e.clone()));
     }
-    let json = case
-        .expected_json
-        .as_deref()
-        .ok_or_else(|| format!("case {} records no expected value", case.case_id))?;
+    let json = case.expected_json.as_deref().ok_or_else(|| {
+        UnreadableCase(format!("case {} records no expected value", case.case_id))
+    })?;
     serde_json::from_str(json)
         .map(Expected::Value)
-        .map_err(|e| format!("case {}: expected value unreadable: {e}", case.case_id))
+        .map_err(|e| {
+            UnreadableCase(format!(
+                "case {}: expected value unreadable: {e}",
+                case.case_id
+            ))
+        })
 }
 
 /// How one case went.
@@ -303,7 +325,7 @@ pub fn judge(
             Ok(e) => e,
             Err(why) => {
                 // A case the harness cannot read is the harness's failure, not the solution's.
-                return Ok(Verdict::infra(task, &why));
+                return Ok(Verdict::infra(task, &why.0));
             }
         };
         let skip = timeouts >= opts.max_timeouts || matches!(worst, Some(CaseVerdict::Syntax));

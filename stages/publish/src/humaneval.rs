@@ -48,7 +48,7 @@ use std::fmt::Write as _;
 use schemas::{FunctionTask, TestCase};
 use serde::Serialize;
 
-use crate::tagged::{expected_python, py_str_of};
+use crate::tagged::{expected_python, py_str_of, TaggedError};
 
 /// One line of the export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -174,11 +174,11 @@ pub fn completion_of(prompt: &str, canonical: &str) -> String {
 }
 
 /// The call of one case: `candidate(*ARGS, **KWARGS)`, omitting empty parts.
-fn call_of(case: &TestCase) -> Result<String, String> {
+fn call_of(case: &TestCase) -> Result<String, TaggedError> {
     let args = case.args.trim();
     let kwargs = case.kwargs.trim();
     if [args, kwargs].iter().any(|t| t.contains(['\n', '\r'])) {
-        return Err("its arguments span lines".into());
+        return Err(TaggedError("its arguments span lines".into()));
     }
     let mut parts = Vec::new();
     if !args.is_empty() && args != "[]" {
@@ -191,7 +191,7 @@ fn call_of(case: &TestCase) -> Result<String, String> {
 }
 
 /// One case's assert line (indented), or why it is left out.
-fn assert_of(case: &TestCase) -> Result<String, String> {
+fn assert_of(case: &TestCase) -> Result<String, TaggedError> {
     let call = call_of(case)?;
     let label = format!("case {}", case.ordinal);
     if let Some(exc) = &case.expected_exception {
@@ -204,8 +204,9 @@ fn assert_of(case: &TestCase) -> Result<String, String> {
     let json = case
         .expected_json
         .as_deref()
-        .ok_or("no expected value recorded")?;
-    let expected = expected_python(json).map_err(|e| format!("expected value unreadable: {e}"))?;
+        .ok_or_else(|| TaggedError("no expected value recorded".into()))?;
+    let expected = expected_python(json)
+        .map_err(|e| TaggedError(format!("expected value unreadable: {e}")))?;
     let msg = py_str_of(&label);
     Ok(format!("    assert _match({call}, {expected}), {msg}\n"))
 }
@@ -228,7 +229,7 @@ pub fn check_source(task: &FunctionTask, cases: &[&TestCase]) -> (Option<String>
                     body,
                     "    # case {} left out: {}",
                     case.ordinal,
-                    why.replace(['\n', '\r'], " ")
+                    why.0.replace(['\n', '\r'], " ")
                 );
                 left_out += 1;
             }

@@ -370,7 +370,7 @@ fn a_task_without_usable_cases_is_not_exported() {
     assert!(rows.is_empty());
     assert_eq!(stats.tasks_left_out, ["none"]);
     let mut multi = case("x", 0, "[1,\n2]", Some(&int(1)), None);
-    assert!(assert_of(&multi).unwrap_err().contains("span lines"));
+    assert!(assert_of(&multi).unwrap_err().0.contains("span lines"));
     multi.args = "[]".into();
     assert_eq!(
         assert_of(&multi).unwrap(),

@@ -22,8 +22,25 @@ pub enum Json {
     Object(Vec<(String, Json)>),
 }
 
+/// Why a tagged value (or its JSON text) cannot be read or turned into Python.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TaggedError(pub String);
+
+impl From<&str> for TaggedError {
+    fn from(s: &str) -> TaggedError {
+        TaggedError(s.to_string())
+    }
+}
+
+impl From<String> for TaggedError {
+    fn from(s: String) -> TaggedError {
+        TaggedError(s)
+    }
+}
+
 /// Reads one JSON document.
-pub fn parse_json(text: &str) -> Result<Json, String> {
+pub fn parse_json(text: &str) -> Result<Json, TaggedError> {
     let mut r = Reader {
         s: text.as_bytes(),
         at: 0,
@@ -32,7 +49,7 @@ pub fn parse_json(text: &str) -> Result<Json, String> {
     let v = r.value()?;
     r.ws();
     if r.at != r.s.len() {
-        return Err(format!("trailing text at byte {}", r.at));
+        return Err(TaggedError(format!("trailing text at byte {}", r.at)));
     }
     Ok(v)
 }
@@ -64,106 +81,119 @@ impl Reader<'_> {
         }
     }
 
-    fn value(&mut self) -> Result<Json, String> {
+    fn value(&mut self) -> Result<Json, TaggedError> {
         self.ws();
         self.depth += 1;
         if self.depth > 400 {
-            return Err("nested too deep".into());
+            return Err(TaggedError("nested too deep".into()));
         }
-        let out =
-            match self.s.get(self.at) {
-                None => Err("unexpected end".into()),
-                Some(b'{') => {
-                    self.at += 1;
-                    let mut fields = Vec::new();
-                    if !self.eat(b'}') {
-                        loop {
-                            self.ws();
-                            let key: String = self
-                                .string()?
-                                .into_iter()
-                                .map(|c| char::from_u32(c).unwrap_or('\u{fffd}'))
-                                .collect();
-                            if !self.eat(b':') {
-                                return Err(format!("expected `:` at byte {}", self.at));
-                            }
-                            fields.push((key, self.value()?));
-                            if self.eat(b'}') {
-                                break;
-                            }
-                            if !self.eat(b',') {
-                                return Err(format!("expected `,` or `}}` at byte {}", self.at));
-                            }
+        let out = match self.s.get(self.at) {
+            None => Err(TaggedError("unexpected end".into())),
+            Some(b'{') => {
+                self.at += 1;
+                let mut fields = Vec::new();
+                if !self.eat(b'}') {
+                    loop {
+                        self.ws();
+                        let key: String = self
+                            .string()?
+                            .into_iter()
+                            .map(|c| char::from_u32(c).unwrap_or('\u{fffd}'))
+                            .collect();
+                        if !self.eat(b':') {
+                            return Err(TaggedError(format!("expected `:` at byte {}", self.at)));
+                        }
+                        fields.push((key, self.value()?));
+                        if self.eat(b'}') {
+                            break;
+                        }
+                        if !self.eat(b',') {
+                            return Err(TaggedError(format!(
+                                "expected `,` or `}}` at byte {}",
+                                self.at
+                            )));
                         }
                     }
-                    Ok(Json::Object(fields))
                 }
-                Some(b'[') => {
-                    self.at += 1;
-                    let mut items = Vec::new();
-                    if !self.eat(b']') {
-                        loop {
-                            items.push(self.value()?);
-                            if self.eat(b']') {
-                                break;
-                            }
-                            if !self.eat(b',') {
-                                return Err(format!("expected `,` or `]` at byte {}", self.at));
-                            }
+                Ok(Json::Object(fields))
+            }
+            Some(b'[') => {
+                self.at += 1;
+                let mut items = Vec::new();
+                if !self.eat(b']') {
+                    loop {
+                        items.push(self.value()?);
+                        if self.eat(b']') {
+                            break;
+                        }
+                        if !self.eat(b',') {
+                            return Err(TaggedError(format!(
+                                "expected `,` or `]` at byte {}",
+                                self.at
+                            )));
                         }
                     }
-                    Ok(Json::Array(items))
                 }
-                Some(b'"') => self.string().map(Json::Str),
-                Some(b't') => self.word("true", Json::Bool(true)),
-                Some(b'f') => self.word("false", Json::Bool(false)),
-                Some(b'n') => self.word("null", Json::Null),
-                Some(b'-' | b'0'..=b'9') => {
-                    let start = self.at;
-                    while self.s.get(self.at).is_some_and(|b| {
-                        matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                    }) {
-                        self.at += 1;
-                    }
-                    let text =
-                        std::str::from_utf8(&self.s[start..self.at]).map_err(|e| e.to_string())?;
-                    Ok(Json::Number(text.to_string()))
+                Ok(Json::Array(items))
+            }
+            Some(b'"') => self.string().map(Json::Str),
+            Some(b't') => self.word("true", Json::Bool(true)),
+            Some(b'f') => self.word("false", Json::Bool(false)),
+            Some(b'n') => self.word("null", Json::Null),
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.at;
+                while self
+                    .s
+                    .get(self.at)
+                    .is_some_and(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                {
+                    self.at += 1;
                 }
-                Some(b) => Err(format!("unexpected `{}` at byte {}", *b as char, self.at)),
-            };
+                let text = std::str::from_utf8(&self.s[start..self.at])
+                    .map_err(|e| TaggedError(e.to_string()))?;
+                Ok(Json::Number(text.to_string()))
+            }
+            Some(b) => Err(TaggedError(format!(
+                "unexpected `{}` at byte {}",
+                *b as char, self.at
+            ))),
+        };
         self.depth -= 1;
         out
     }
 
-    fn word(&mut self, w: &str, v: Json) -> Result<Json, String> {
+    fn word(&mut self, w: &str, v: Json) -> Result<Json, TaggedError> {
         if self.s[self.at..].starts_with(w.as_bytes()) {
             self.at += w.len();
             Ok(v)
         } else {
-            Err(format!("unexpected text at byte {}", self.at))
+            Err(TaggedError(format!("unexpected text at byte {}", self.at)))
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, String> {
+    fn hex4(&mut self) -> Result<u32, TaggedError> {
         let digits = self
             .s
             .get(self.at..self.at + 4)
             .and_then(|d| std::str::from_utf8(d).ok())
-            .ok_or("short \\u escape")?;
+            .ok_or_else(|| TaggedError("short \\u escape".into()))?;
         let v = u32::from_str_radix(digits, 16).map_err(|_| "bad \\u escape")?;
         self.at += 4;
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<Vec<u32>, String> {
+    fn string(&mut self) -> Result<Vec<u32>, TaggedError> {
         if self.s.get(self.at) != Some(&b'"') {
-            return Err(format!("expected a string at byte {}", self.at));
+            return Err(TaggedError(format!(
+                "expected a string at byte {}",
+                self.at
+            )));
         }
         self.at += 1;
         let mut out = Vec::new();
         loop {
             let Some(&b) = self.s.get(self.at) else {
-                return Err("unterminated string".into());
+                return Err(TaggedError("unterminated string".into()));
             };
             match b {
                 b'"' => {
@@ -201,7 +231,7 @@ impl Reader<'_> {
                                 hi
                             }
                         }
-                        _ => return Err(format!("bad escape `\\{}`", e as char)),
+                        _ => return Err(TaggedError(format!("bad escape `\\{}`", e as char))),
                     };
                     out.push(c);
                 }
@@ -274,10 +304,12 @@ fn text(j: &Json) -> Option<String> {
 }
 
 /// A Python float literal for a number's JSON text (or Python's `"nan"`, `"inf"`, `"-inf"`).
-fn py_float(j: &Json) -> Result<String, String> {
+fn py_float(j: &Json) -> Result<String, TaggedError> {
     match j {
         Json::Number(t) => {
-            let f: f64 = t.parse().map_err(|_| format!("not a float: {t}"))?;
+            let f: f64 = t
+                .parse()
+                .map_err(|_| TaggedError(format!("not a float: {t}")))?;
             if f.is_finite() {
                 // Rust's shortest round-trip form is a valid Python float literal and always
                 // holds a `.` or an exponent (`1.0`, `1e-7`, `1e16`).
@@ -294,9 +326,11 @@ fn py_float(j: &Json) -> Result<String, String> {
             Some("nan") => Ok("float('nan')".into()),
             Some("inf") => Ok("float('inf')".into()),
             Some("-inf") => Ok("-float('inf')".into()),
-            other => Err(format!("not a float: {other:?}")),
+            other => Err(TaggedError(format!("not a float: {other:?}"))),
         },
-        _ => Err("a float's value is neither a number nor nan/inf".into()),
+        _ => Err(TaggedError(
+            "a float's value is neither a number nor nan/inf".into(),
+        )),
     }
 }
 
@@ -304,44 +338,44 @@ fn py_float(j: &Json) -> Result<String, String> {
 /// compares it: builtin values as literals (exact types: `1`, `1.0` and `True` differ),
 /// `_It([...], truncated)` for a returned iterator's first items and `_Obj(type, repr)` for
 /// any other object, both names defined by that function.
-pub fn to_python(value: &Json) -> Result<String, String> {
+pub fn to_python(value: &Json) -> Result<String, TaggedError> {
     let Json::Object(fields) = value else {
-        return Err("a tagged value is a JSON object".into());
+        return Err(TaggedError("a tagged value is a JSON object".into()));
     };
     let tag = field(fields, "t")
         .and_then(text)
         .ok_or("a tagged value has a `t`")?;
     let v = field(fields, "v");
-    let need = || v.ok_or_else(|| format!("`{tag}` without a value"));
-    let items = |j: &Json| -> Result<Vec<String>, String> {
+    let need = || v.ok_or_else(|| TaggedError(format!("`{tag}` without a value")));
+    let items = |j: &Json| -> Result<Vec<String>, TaggedError> {
         match j {
             Json::Array(xs) => xs.iter().map(to_python).collect(),
-            _ => Err(format!("`{tag}` holds no list")),
+            _ => Err(TaggedError(format!("`{tag}` holds no list"))),
         }
     };
     Ok(match tag.as_str() {
         "none" => "None".into(),
         "bool" => match need()? {
             Json::Bool(b) => (if *b { "True" } else { "False" }).into(),
-            _ => return Err("bool without true/false".into()),
+            _ => return Err(TaggedError("bool without true/false".into())),
         },
         "int" => {
             let digits = text(need()?).ok_or("int without digits")?;
             let body = digits.strip_prefix('-').unwrap_or(&digits);
             if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(format!("not an int: {digits:?}"));
+                return Err(TaggedError(format!("not an int: {digits:?}")));
             }
             digits
         }
         "float" => py_float(need()?)?,
         "str" => match need()? {
             Json::Str(cps) => py_str(cps),
-            _ => return Err("str without a string".into()),
+            _ => return Err(TaggedError("str without a string".into())),
         },
         "bytes" => {
             let hex = text(need()?).ok_or("bytes without hex")?;
             if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err("bytes: not hex".into());
+                return Err(TaggedError("bytes: not hex".into()));
             }
             format!("bytes.fromhex('{hex}')")
         }
@@ -371,7 +405,7 @@ pub fn to_python(value: &Json) -> Result<String, String> {
         }
         "dict" => {
             let Json::Array(pairs) = need()? else {
-                return Err("dict without pairs".into());
+                return Err(TaggedError("dict without pairs".into()));
             };
             let mut parts = Vec::new();
             for p in pairs {
@@ -379,14 +413,14 @@ pub fn to_python(value: &Json) -> Result<String, String> {
                     Json::Array(kv) if kv.len() == 2 => {
                         parts.push(format!("{}: {}", to_python(&kv[0])?, to_python(&kv[1])?));
                     }
-                    _ => return Err("a dict pair is not [key, value]".into()),
+                    _ => return Err(TaggedError("a dict pair is not [key, value]".into())),
                 }
             }
             format!("{{{}}}", parts.join(", "))
         }
         "iter" => {
             let Json::Object(it) = need()? else {
-                return Err("iter without items".into());
+                return Err(TaggedError("iter without items".into()));
             };
             let xs = items(field(it, "items").ok_or("iter without items")?)?;
             let truncated = matches!(field(it, "truncated"), Some(Json::Bool(true)));
@@ -398,21 +432,21 @@ pub fn to_python(value: &Json) -> Result<String, String> {
         }
         "object" => {
             let Json::Object(o) = need()? else {
-                return Err("object without type and repr".into());
+                return Err(TaggedError("object without type and repr".into()));
             };
             let ty = field(o, "type").ok_or("object without type")?;
             let repr = field(o, "repr").ok_or("object without repr")?;
             match (ty, repr) {
                 (Json::Str(t), Json::Str(r)) => format!("_Obj({}, {})", py_str(t), py_str(r)),
-                _ => return Err("object type and repr are strings".into()),
+                _ => return Err(TaggedError("object type and repr are strings".into())),
             }
         }
-        other => return Err(format!("unknown tag `{other}`")),
+        other => return Err(TaggedError(format!("unknown tag `{other}`"))),
     })
 }
 
 /// The Python expression for an `expected_json` text.
-pub fn expected_python(expected_json: &str) -> Result<String, String> {
+pub fn expected_python(expected_json: &str) -> Result<String, TaggedError> {
     to_python(&parse_json(expected_json)?)
 }
 

@@ -99,30 +99,22 @@ pub fn emit(result: &QueryResult, format: Format, output: Option<&Path>) -> anyh
         stdout.flush()?;
         return Ok(());
     };
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".query.")
-        .suffix(".tmp")
-        .tempfile_in(parent)
-        .with_context(|| format!("creating a temporary file in {}", parent.display()))?;
-    let written = if format == Format::Parquet {
-        write_parquet(result, tmp.as_file_mut())
-    } else {
-        render(result, format).and_then(|bytes| Ok(tmp.as_file_mut().write_all(&bytes)?))
-    };
-    written.with_context(|| format!("writing {}", path.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))
-            .with_context(|| format!("writing {}", path.display()))?;
+    // The one atomic write of the project: synced, renamed into place, folder synced.
+    let mut failed: Option<anyhow::Error> = None;
+    let written = schemas::io::write_atomic(path, |file| {
+        let result = if format == Format::Parquet {
+            write_parquet(result, file)
+        } else {
+            render(result, format).and_then(|bytes| Ok(file.write_all(&bytes)?))
+        };
+        result.map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("the result could not be written")
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e.context(format!("writing {}", path.display())));
     }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("writing {}", path.display()))?;
+    written.with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

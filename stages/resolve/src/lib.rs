@@ -63,11 +63,11 @@ pub struct Args {
     pub jobs: Option<usize>,
 }
 
-fn parse_jobs(text: &str) -> Result<usize, String> {
+fn parse_jobs(text: &str) -> anyhow::Result<usize> {
     match text.parse::<usize>() {
-        Ok(0) => Err("give at least 1 thread".to_string()),
+        Ok(0) => anyhow::bail!("give at least 1 thread"),
         Ok(n) => Ok(n),
-        Err(e) => Err(format!("not a number of threads ({e})")),
+        Err(e) => anyhow::bail!("not a number of threads ({e})"),
     }
 }
 

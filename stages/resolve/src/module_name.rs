@@ -25,7 +25,7 @@ pub fn resolve_relative(
     is_package: bool,
     level: usize,
     rest: Option<&str>,
-) -> Result<String, String> {
+) -> Result<String, ClimbsAbove> {
     let mut package: Vec<&str> = if module.is_empty() {
         Vec::new()
     } else {
@@ -35,11 +35,10 @@ pub fn resolve_relative(
         package.pop();
     }
     if level == 0 || level > package.len() {
-        return Err(format!(
-            "relative import `from {}{}` climbs above the top-level package of `{module}`",
-            ".".repeat(level),
-            rest.unwrap_or("")
-        ));
+        return Err(ClimbsAbove {
+            import: format!("{}{}", ".".repeat(level), rest.unwrap_or("")),
+            module: module.to_string(),
+        });
     }
     package.truncate(package.len() + 1 - level);
     let mut out = package.join(".");
@@ -48,6 +47,15 @@ pub fn resolve_relative(
         out.push_str(r);
     }
     Ok(out)
+}
+
+/// A relative import whose dots climb above the top-level package (the code is wrong, or
+/// not where its author ran it from).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("relative import `from {import}` climbs above the top-level package of `{module}`")]
+pub struct ClimbsAbove {
+    pub import: String,
+    pub module: String,
 }
 
 #[cfg(test)]
@@ -90,6 +98,7 @@ mod tests {
         assert!(resolve_relative("mod", false, 1, Some("x")).is_err());
         assert!(resolve_relative("pkg", true, 2, None)
             .unwrap_err()
+            .to_string()
             .contains("climbs above"));
     }
 }

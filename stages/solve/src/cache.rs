@@ -4,7 +4,6 @@
 //! the exact request body. A cached answer costs no request. Deleting the folder is safe.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -86,19 +85,10 @@ impl Cache {
         }
     }
 
-    /// Stores an entry atomically (a temporary file renamed into place).
+    /// Stores an entry atomically ([`schemas::io::write_atomic`]).
     pub fn put(&self, entry: &Entry) -> std::io::Result<()> {
-        let path = self.path(&entry.key);
-        let parent = path.parent().unwrap_or(&self.dir);
-        fs::create_dir_all(parent)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".entry.")
-            .suffix(".tmp")
-            .tempfile_in(parent)?;
-        serde_json::to_writer(tmp.as_file_mut(), entry)?;
-        tmp.as_file_mut().flush()?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        let bytes = serde_json::to_vec(entry)?;
+        schemas::io::write_bytes_atomic(&self.path(&entry.key), &bytes)
     }
 }
 

@@ -97,8 +97,25 @@ pub enum CallError {
     Fatal(String),
 }
 
+/// A response body that holds no answer (not JSON, no choices, no text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadReply(pub String);
+
+impl From<String> for BadReply {
+    fn from(s: String) -> BadReply {
+        BadReply(s)
+    }
+}
+
+impl From<&str> for BadReply {
+    fn from(s: &str) -> BadReply {
+        BadReply(s.to_string())
+    }
+}
+
 /// The text and usage of a response body.
-pub fn parse_reply(api: Api, body: &str) -> Result<Reply, String> {
+pub fn parse_reply(api: Api, body: &str) -> Result<Reply, BadReply> {
     let v: Value = serde_json::from_str(body)
         .map_err(|e| format!("the response is not JSON ({e}): {}", tail(body, 300)))?;
     let choice = v
@@ -355,6 +372,7 @@ mod tests {
             r#"{"choices":[{"message":{"content":null},"finish_reason":"content_filter"}]}"#;
         assert!(parse_reply(Api::Chat, refused)
             .unwrap_err()
+            .0
             .contains("content_filter"));
     }
 

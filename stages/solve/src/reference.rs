@@ -27,23 +27,40 @@ impl Solver for Reference {
         };
         Ok(match code {
             Ok(code) => Answer::ok(hash, code.clone(), code, started),
-            Err(why) => Answer::error(hash, why, started),
+            Err(why) => Answer::error(hash, why.0, started),
         })
+    }
+}
+
+/// Why a reference solver has no answer to a task (recorded as the answer's error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NoAnswer(pub String);
+
+impl From<String> for NoAnswer {
+    fn from(s: String) -> NoAnswer {
+        NoAnswer(s)
+    }
+}
+
+impl From<&str> for NoAnswer {
+    fn from(s: &str) -> NoAnswer {
+        NoAnswer(s.to_string())
     }
 }
 
 /// The reference solution with the entry point's body replaced by `pass` (its docstring
 /// kept): it defines the function, with the imports, and does nothing. The same neutral
 /// solution validation checks fails ([`mutants::null_function`]).
-pub fn null_answer(canonical: &str, entry_point: &str) -> Result<String, String> {
+pub fn null_answer(canonical: &str, entry_point: &str) -> Result<String, NoAnswer> {
     mutants::null_function(canonical, entry_point)
-        .map_err(|e| format!("null: the reference solution: {e}"))
+        .map_err(|e| NoAnswer(format!("null: the reference solution: {e}")))
 }
 
 /// The mutant for a sample: one of the mutants of the entry point (of the whole solution
 /// when the entry point is not found), picked by a hash of the task id and the sample, so
 /// the same on every run. Returns the mutant's id and its source.
-pub fn mutant_answer(task: &Task, sample: u32) -> Result<(String, String), String> {
+pub fn mutant_answer(task: &Task, sample: u32) -> Result<(String, String), NoAnswer> {
     let source = &task.canonical_solution;
     let span = mutants::find_function(source, &task.entry_point).map(|f| (f.start, f.end));
     let all = mutants::mutants(
@@ -53,12 +70,12 @@ pub fn mutant_answer(task: &Task, sample: u32) -> Result<(String, String), Strin
             ..mutants::Options::default()
         },
     )
-    .map_err(|e| format!("mutant: {e}"))?;
+    .map_err(|e| NoAnswer(format!("mutant: {e}")))?;
     if all.is_empty() {
-        return Err(format!(
+        return Err(NoAnswer(format!(
             "mutant: no mutants: `{}` holds nothing the mutation operators change",
             task.entry_point
-        ));
+        )));
     }
     let pick = (seed_of(&task.task_id, sample) % all.len() as u64) as usize;
     let m = &all[pick];

@@ -294,7 +294,7 @@ pub fn synthesize(
     };
     let standalone = match task::standalone_source(f) {
         Ok(s) => s,
-        Err(why) => return reject(task, why),
+        Err(why) => return reject(task, why.0),
     };
     let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
     let Some(analysis) = usage::analyze(&standalone, &names) else {

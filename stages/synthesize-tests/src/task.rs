@@ -35,9 +35,26 @@ pub fn imports(refs: &[&Reference]) -> Vec<String> {
     out.into_iter().collect()
 }
 
+/// Why a function cannot stand alone as a module (the task's rejection reason).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotStandalone(pub String);
+
+impl From<String> for NotStandalone {
+    fn from(s: String) -> NotStandalone {
+        NotStandalone(s)
+    }
+}
+
+impl From<&str> for NotStandalone {
+    fn from(s: &str) -> NotStandalone {
+        NotStandalone(s.to_string())
+    }
+}
+
 /// A function's source as a module of its own: dedented (a static method's body sits
-/// under its class), `@staticmethod` dropped. `None` for what cannot stand alone.
-pub fn standalone_source(f: &Function) -> Result<String, String> {
+/// under its class), `@staticmethod` dropped. `Err` for what cannot stand alone.
+pub fn standalone_source(f: &Function) -> Result<String, NotStandalone> {
     if f.is_nested {
         return Err("nested: a function defined inside another needs its closure".into());
     }

@@ -306,7 +306,7 @@ impl Envs {
                 let text = serde_json::to_string_pretty(&material).unwrap_or_default();
                 std::fs::write(&marker, text).map_err(io_err("cannot write", &marker))?;
                 make_world_readable(&tmp);
-                match std::fs::rename(&tmp, &dir) {
+                match schemas::io::rename_durably(&tmp, &dir) {
                     Ok(()) => {}
                     Err(_) if is_complete(&dir) => {
                         // Another process finished the same environment first: use it.
@@ -321,13 +321,11 @@ impl Envs {
                 tracing::info!(key = %key, seconds = t0.elapsed().as_secs(), "environment built");
                 Ok(env(EnvState::Built))
             }
-            Err(message) => {
+            Err(InstallFailed(message)) => {
                 let _ = std::fs::remove_dir_all(&tmp);
-                let part = envs.join(format!("{key}.failed.tmp-{}", std::process::id()));
                 let body = serde_json::json!({ "key": key, "message": message }).to_string();
-                std::fs::write(&part, body).map_err(io_err("cannot write", &part))?;
-                std::fs::rename(&part, &failed)
-                    .map_err(io_err("cannot rename into place", &failed))?;
+                schemas::io::write_bytes_atomic(&failed, body.as_bytes())
+                    .map_err(io_err("cannot write", &failed))?;
                 tracing::warn!(key = %key, "environment did not build");
                 Ok(env(EnvState::Failed {
                     message,
@@ -338,7 +336,7 @@ impl Envs {
     }
 
     /// Builds an environment in `tmp`; `Err` is the installer's message.
-    fn build(&self, tmp: &Path, reqs: &[String]) -> Result<(), String> {
+    fn build(&self, tmp: &Path, reqs: &[String]) -> Result<(), InstallFailed> {
         std::fs::create_dir_all(tmp)
             .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         let log = tmp.join(LOG);
@@ -405,9 +403,21 @@ impl Envs {
         for mut cmd in steps {
             let shown = format!("{cmd:?}");
             run_logged(&mut cmd, &log, self.cfg.timeout, &self.cfg.cache_dir)
-                .map_err(|why| format!("{why}\n$ {shown}\n{}", log_tail(&log)))?;
+                .map_err(|why| InstallFailed(format!("{why}\n$ {shown}\n{}", log_tail(&log))))?;
         }
         Ok(())
+    }
+}
+
+/// Why an environment did not build: the installer's message (a cached state of the
+/// environment, not an error of the stage).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InstallFailed(pub String);
+
+impl From<String> for InstallFailed {
+    fn from(s: String) -> InstallFailed {
+        InstallFailed(s)
     }
 }
 
@@ -500,7 +510,12 @@ fn make_world_readable(dir: &Path) {
 
 /// Runs `cmd` (in `cwd`) with its output appended to `log`, killing its process group after
 /// `timeout`. `Err` says why it failed.
-fn run_logged(cmd: &mut Command, log: &Path, timeout: Duration, cwd: &Path) -> Result<(), String> {
+fn run_logged(
+    cmd: &mut Command,
+    log: &Path,
+    timeout: Duration,
+    cwd: &Path,
+) -> Result<(), InstallFailed> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -521,9 +536,11 @@ fn run_logged(cmd: &mut Command, log: &Path, timeout: Duration, cwd: &Path) -> R
     loop {
         match child.try_wait() {
             Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("the installer failed ({status})")),
+            Ok(Some(status)) => {
+                return Err(InstallFailed(format!("the installer failed ({status})")))
+            }
             Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for the installer: {e}")),
+            Err(e) => return Err(InstallFailed(format!("cannot wait for the installer: {e}"))),
         }
         if t0.elapsed() > timeout {
             // SAFETY: killing the process group of our own child.
@@ -531,9 +548,9 @@ fn run_logged(cmd: &mut Command, log: &Path, timeout: Duration, cwd: &Path) -> R
                 libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
             }
             let _ = child.wait();
-            return Err(format!(
+            return Err(InstallFailed(format!(
                 "the installer took more than {timeout:?} and was killed"
-            ));
+            )));
         }
         std::thread::sleep(Duration::from_millis(50));
     }

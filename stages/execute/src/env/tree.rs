@@ -104,7 +104,7 @@ pub fn materialize(
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    if let Err(e) = std::fs::rename(&tmp, &dir) {
+    if let Err(e) = schemas::io::rename_durably(&tmp, &dir) {
         let _ = std::fs::remove_dir_all(&tmp);
         if !dir.join("meta").is_dir() {
             return Err(super::io_err("cannot rename into place", &dir)(e));

@@ -347,8 +347,7 @@ pub fn published() -> (tempfile::TempDir, PathBuf) {
             .env("GIT_COMMITTER_NAME", "t")
             .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
             .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
+            .is_ok_and(|o| o.status.success())
     };
     let _ = git(&["init", "-q"]) && git(&["commit", "-q", "--allow-empty", "-m", "other"]);
     let data = tmp.path().join("data");

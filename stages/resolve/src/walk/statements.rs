@@ -142,6 +142,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     pub(super) fn import_from(&mut self, node: Node<'t>, ctx: Ctx) {
         let (k, f) = (self.k, self.f);
         let kids = self.children(node);
+        // The module imported from, or why it has none (the reason becomes the target's).
         let mut base: Result<String, String> = Err(String::new());
         for &(n, field) in &kids {
             if field != f.module_name {
@@ -158,7 +159,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
                         rest = Some(self.dotted_text(part).into_owned());
                     }
                 }
-                base = resolve_relative(self.module, self.is_package, level, rest.as_deref());
+                base = resolve_relative(self.module, self.is_package, level, rest.as_deref())
+                    .map_err(|e| e.to_string());
             } else {
                 base = Ok(self.dotted_text(n).into_owned());
             }
