@@ -33,7 +33,7 @@ STAGES  := crawl resolve classify execute synthesize-tests solve score publish
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant
 
-.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -74,7 +74,13 @@ quarterly: setup build
 	$(BIN)/publish --data data/$(QUARTER) --out data/snapshots --name freshbench-$(QUARTER) $(if $(CUTOFF),--cutoff $(CUTOFF)) --export jsonl
 	@echo "== snapshot in data/snapshots/ (check it: publish --verify FOLDER)"
 
-test: setup setup-browser setup-datasets test-rust test-fixtures
+## Every test: the workspace built with clippy's lints (any warning fails) beside the Python
+## tools' setup, then the Rust tests and each fixture project's own suite.
+test:
+	@$(MAKE) --no-print-directory -j4 test-prepare
+	@$(MAKE) --no-print-directory test-rust test-fixtures
+
+test-prepare: test-build setup setup-browser setup-datasets
 
 ## Headless Chromium (Debian's package) for the report's browser test; skipped with a reason where impossible.
 setup-browser:
@@ -84,9 +90,19 @@ setup-browser:
 setup-datasets:
 	@bash scripts/setup-datasets.sh
 
+## clippy lints the workspace while it builds (clippy-driver as the workspace's compiler), so
+## the dependencies are compiled once, not again in check mode; `make lint` is the same alone.
+CLIPPY_DRIVER = $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+LINTED = RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER)
+
+test-build:
+	@test -n "$(CLIPPY_DRIVER)" || { echo "make test: clippy-driver not found; run rustup component add clippy" >&2; exit 2; }
+	@mkdir -p target
+	@set -o pipefail; $(LINTED) $(CARGO) build --workspace --all-targets 2>&1 | tee target/lint.log
+	@if grep -q '^warning' target/lint.log; then echo "make test: the build has warnings (clippy pedantic is part of the tests): fix them" >&2; exit 1; fi
+
 test-rust:
-	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
-	PUBLISH_TEST_PYTHON=$(CURDIR)/.tools/datasets-venv/bin/python $(CARGO) test --workspace --no-fail-fast
+	PUBLISH_TEST_PYTHON=$(CURDIR)/.tools/datasets-venv/bin/python $(LINTED) $(CARGO) test --workspace --no-fail-fast
 
 ## Each fixture project's own test suite must pass: later stages run them as real suites.
 test-fixtures:
@@ -134,8 +150,7 @@ real-tests: real
 fmt:
 	$(CARGO) fmt --all
 
-lint:
-	$(CARGO) clippy --workspace --all-targets
+lint: test-build
 
 clean:
 	rm -rf $(DEMO) $(REAL) $(BENCH) $(SYNTH)
