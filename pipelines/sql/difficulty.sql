@@ -2,7 +2,8 @@
 --   source = 'scores'      what score wrote (breakdown 'difficulty', k = 1), with the 95%
 --                          bootstrap interval;
 --   source = 'executions'  for a run score has not scored: pass@1 (mean over the bucket's
---                          valid tasks of passed / executed samples) computed here, no
+--                          valid tasks of passed / executed samples, `infra` samples left
+--                          out) computed here, no
 --                          interval, in the buckets score would give (stages/score,
 --                          difficulty.rs): tertiles `low`, `medium`, `high` of the mean of
 --                          each valid task's normalized average rank in ESV, MCL and DFI
@@ -71,6 +72,7 @@ per_task AS (
     FROM executions e
     JOIN valid_tasks v ON v.task_id = e.task_id
     WHERE e.run NOT IN (SELECT run FROM scores WHERE breakdown = 'difficulty' AND k = 1)
+        AND e.status <> 'infra'
     GROUP BY e.run, e.task_id
 )
 SELECT
@@ -142,6 +144,7 @@ per_task AS (
     FROM executions e
     JOIN valid_tasks v ON v.task_id = e.task_id
     WHERE e.run NOT IN (SELECT run FROM scores WHERE breakdown = 'difficulty' AND k = 1)
+        AND e.status <> 'infra'
     GROUP BY e.run, e.task_id
 )
 SELECT

@@ -1,7 +1,8 @@
 -- leaderboard: one row per run with its headline figures.
 --   model             the model spec of its candidates (several, comma-separated, if mixed)
 --   tasks             valid tasks (valid_tasks) it has executions for
---   samples, passes   executed samples of those tasks, and how many passed
+--   samples, passes   executed samples of those tasks, and how many passed (samples the
+--                     harness could not judge, status `infra`, are neither)
 --   pass_at_1         mean over those tasks of passes / samples
 --   scored_pass_at_1, ci_low, ci_high
 --                     pass@1 and its 95% bootstrap interval from `scores` (breakdown
@@ -28,6 +29,7 @@ per_task AS (
         sum(CASE WHEN e.status = 'pass' THEN 1 ELSE 0 END) AS passes
     FROM executions e
     JOIN valid_tasks v ON v.task_id = e.task_id
+    WHERE e.status <> 'infra'
     GROUP BY e.run, e.task_id
 ),
 per_run AS (

@@ -257,7 +257,7 @@ fn list_shows_tables_runs_and_views_with_row_counts() {
     };
     assert!(row("repos").starts_with("repos,table,2,"));
     assert!(row("function_tasks").starts_with("function_tasks,table,4,"));
-    assert!(row("executions").starts_with("executions,run table,12,"));
+    assert!(row("executions").starts_with("executions,run table,13,"));
     assert!(row("scores").starts_with("scores,run table,4,"));
     assert!(row("tasks").starts_with("tasks,view,6,"));
     assert!(row("leaderboard").starts_with("leaderboard,view,2,"));

@@ -250,6 +250,14 @@ pub fn write_runs(dir: &Path) {
             executions.push(execution(mutant, task, sample, sample < passes));
         }
     }
+    // A sample the harness could not judge: counted by no view's pass@1.
+    candidates.push(candidate(mutant, "t1", "function", 2));
+    executions.push(Execution {
+        status: schemas::ExecStatus::Infra,
+        fingerprint: None,
+        cases_passed: 0,
+        ..execution(mutant, "t1", 2, false)
+    });
     schemas::write_table_to(&run_table(mutant, "candidates"), &candidates).unwrap();
     schemas::write_table_to(&run_table(mutant, "executions"), &executions).unwrap();
 }
