@@ -38,12 +38,18 @@ MODELS  ?= oracle null mutant
 help:
 	@sed -n 's/^#   //p' Makefile
 
+## clippy lints the workspace while it builds (clippy-driver as the workspace's compiler), so
+## the dependencies are compiled once, not again in check mode; every build of make uses it,
+## so they share one set of artifacts. `make lint` is the lint build alone.
+CLIPPY_DRIVER = $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+LINTED = $(if $(CLIPPY_DRIVER),RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER))
+
 ## Python tools (uv, coverage, pytest, pyarrow, hypothesis) into .tools/venv; quick when done.
 setup:
 	@bash scripts/setup-tools.sh
 
 build:
-	$(CARGO) build $(addprefix -p ,$(STAGES)) --bins
+	$(LINTED) $(CARGO) build $(addprefix -p ,$(STAGES)) --bins
 
 ## The pipeline's file targets (pipelines/dataset.mk): a stage reruns only when what it reads changed.
 D        ?= data/$(NAME)
@@ -90,10 +96,6 @@ setup-browser:
 setup-datasets:
 	@bash scripts/setup-datasets.sh
 
-## clippy lints the workspace while it builds (clippy-driver as the workspace's compiler), so
-## the dependencies are compiled once, not again in check mode; `make lint` is the same alone.
-CLIPPY_DRIVER = $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
-LINTED = RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER)
 
 test-build:
 	@test -n "$(CLIPPY_DRIVER)" || { echo "make test: clippy-driver not found; run rustup component add clippy" >&2; exit 2; }
