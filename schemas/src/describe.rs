@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use crate::table::{ColumnDoc, Table};
 use crate::tables::{
     AssertionTask, Candidate, Classification, CompletionTask, Execution, File, Function,
-    FunctionTask, Module, Reference, Repo, RepoTest, Score, Slice, TestCase, Validation,
+    FunctionTask, HistoryFile, Module, Reference, Repo, RepoTest, Score, Slice, Snapshot, TestCase,
+    Validation,
 };
 
 /// One table's description.
@@ -30,6 +31,8 @@ pub fn all_tables() -> Vec<TableDoc> {
     vec![
         doc_of::<Repo>(),
         doc_of::<File>(),
+        doc_of::<Snapshot>(),
+        doc_of::<HistoryFile>(),
         doc_of::<Module>(),
         doc_of::<Function>(),
         doc_of::<Reference>(),

@@ -40,6 +40,42 @@ text_enum! {
 }
 
 text_enum! {
+    /// Why an earlier version of a repository was fetched.
+    pub enum SnapshotRole {
+        /// The last release (or commit) published before the cutoff: what was public then.
+        Baseline = "baseline",
+        /// One of `--history N` earlier versions spread over the project's life, for a date
+        /// finer than before or after the cutoff.
+        History = "history",
+    }
+}
+
+text_enum! {
+    /// What an earlier version was read from.
+    pub enum Artifact {
+        /// The release's source distribution.
+        Sdist = "sdist",
+        /// A wheel of the release (it holds the same Python files), when there is no sdist.
+        Wheel = "wheel",
+        /// A commit of the git repository.
+        Git = "git",
+    }
+}
+
+text_enum! {
+    /// Where a function's `code_date` comes from.
+    pub enum CodeDateSource {
+        /// The earliest of the repository's fetched releases whose code holds the function.
+        ReleaseHistory = "release_history",
+        /// The earliest of the repository's fetched commits whose code holds the function.
+        GitHistory = "git_history",
+        /// Nothing finer is known than the crawled version's own publication: an upper
+        /// bound (the code may be older).
+        ReleaseDate = "release_date",
+    }
+}
+
+text_enum! {
     /// What a crawled file is for.
     pub enum FileKind {
         /// Python code of the project.
@@ -250,7 +286,10 @@ text_enum! {
         Class = "class",
         Repo = "repo",
         Difficulty = "difficulty",
+        /// Before or after the cutoff, by the date of the task's code.
         Window = "window",
+        /// The quarter of the task's code date (`2026Q2`): the contamination curve.
+        Quarter = "quarter",
     }
 }
 

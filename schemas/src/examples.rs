@@ -5,8 +5,8 @@
 //! a feature that would make `cargo build` and `cargo test` compile the workspace twice.
 
 use crate::{
-    Family, FunctionClass, FunctionTask, Isolation, PromptKind, Repo, RepoStatus, SearchStop,
-    SourceKind, TaskStatus, Validation, ValidationStatus,
+    Family, Function, FunctionClass, FunctionTask, Isolation, PromptKind, Repo, RepoStatus,
+    SearchStop, SourceKind, TaskStatus, Validation, ValidationStatus,
 };
 
 /// A crawled repository from a local path: status `ok`, no version, license or dates.
@@ -31,6 +31,42 @@ pub fn repo(repo_id: &str, name: &str) -> Repo {
     }
 }
 
+/// A function `f(x)` of `m.py` that doubles its argument, undated.
+pub fn function(function_id: &str, repo_id: &str) -> Function {
+    Function {
+        function_id: function_id.into(),
+        repo_id: repo_id.into(),
+        path: "m.py".into(),
+        module: "m".into(),
+        qualname: "f".into(),
+        name: "f".into(),
+        class_name: None,
+        is_method: false,
+        is_nested: false,
+        is_async: false,
+        is_generator: false,
+        returns_value: true,
+        writes_globals: false,
+        start_byte: 0,
+        end_byte: 26,
+        start_line: 1,
+        end_line: 2,
+        params: Vec::new(),
+        returns: None,
+        decorators: Vec::new(),
+        docstring: None,
+        source: "def f(x):\n    return 2 * x".into(),
+        lines: 2,
+        complexity: 1,
+        has_syntax_error: false,
+        code_hash: "code".into(),
+        code_date: None,
+        code_date_source: None,
+        first_seen: None,
+        after_cutoff: None,
+    }
+}
+
 /// An `ok` task of a self-contained function `f` that doubles its argument: 3 cases, full
 /// coverage (2 of 2 arcs, no branches), 4 mutants all killed.
 pub fn function_task(task_id: &str, repo_id: &str) -> FunctionTask {
@@ -43,6 +79,9 @@ pub fn function_task(task_id: &str, repo_id: &str) -> FunctionTask {
         prompt_kind: PromptKind::Docstring,
         entry_point: "f".into(),
         canonical_solution: "def f(x):\n    return 2 * x\n".into(),
+        code_date: None,
+        code_date_source: None,
+        after_cutoff: None,
         status: TaskStatus::Ok,
         reason: None,
         cases: 3,

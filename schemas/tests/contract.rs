@@ -4,8 +4,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use schemas::{
-    examples, read_table, write_table, File, FileKind, FileStatus, LicenseSource, LineRange, Param,
-    ParamKind, Repo, RepoStatus, SourceKind, TableError, Timestamp,
+    examples, read_table, write_table, File, FileKind, FileStatus, LicenseSource, LineDate,
+    LineRange, Param, ParamKind, Repo, RepoStatus, SourceKind, TableError, Timestamp,
 };
 
 fn repo(i: i64) -> Repo {
@@ -43,6 +43,11 @@ fn nested_columns_round_trip() {
         status: FileStatus::Ok,
         reason: None,
         changed_lines: Some(vec![LineRange { start: 1, end: 2 }]),
+        line_dates: Some(vec![LineDate {
+            start: 1,
+            end: 2,
+            date: Timestamp::parse("2026-01-02").unwrap(),
+        }]),
     }];
     write_table(dir.path(), &rows).unwrap();
     assert_eq!(read_table::<File>(dir.path()).unwrap(), rows);

@@ -1,6 +1,8 @@
 //! Tables written by `crawl`.
 
-use crate::enums::{FileKind, FileStatus, LicenseSource, RepoStatus, SourceKind};
+use crate::enums::{
+    Artifact, FileKind, FileStatus, LicenseSource, RepoStatus, SnapshotRole, SourceKind,
+};
 use crate::types::Timestamp;
 use crate::{record, table};
 
@@ -53,6 +55,18 @@ record! {
     }
 }
 
+record! {
+    /// A range of lines with one date, 1-based and inclusive at both ends.
+    pub struct LineDate {
+        /// First line.
+        pub start: i32,
+        /// Last line.
+        pub end: i32,
+        /// The date of the newest commit that wrote these lines or removed one next to them.
+        pub date: Timestamp,
+    }
+}
+
 table! {
     /// One row per Python file (source or test) and per dependency-defining file of a
     /// repository, with its content.
@@ -73,7 +87,64 @@ table! {
         pub status: FileStatus,
         /// Why it was skipped (`not UTF-8`, `larger than N bytes`, ...); null when ok.
         pub reason: Option<String>,
-        /// Line ranges changed by commits after the cutoff (git sources with a cutoff); null when unknown.
+        /// Line ranges that differ from the version public at the cutoff (the last commit
+        /// before it for git, the last release before it for pypi; every line of a file it
+        /// lacks); null when there is no cutoff or no such version.
         pub changed_lines: Option<Vec<LineRange>>,
+        /// Git sources, Python files: every line's date (runs of lines with one date), from
+        /// the first-parent history; null for other sources, or when the history could not
+        /// be read for this file.
+        pub line_dates: Option<Vec<LineDate>>,
+    }
+}
+
+table! {
+    /// One row per earlier version of a crawled repository fetched to date its code: the
+    /// last release (pypi) or commit (git) before the cutoff, and the `--history N` ones,
+    /// including those that could not be fetched, with the reason.
+    pub struct Snapshot in "snapshots" written_by "crawl" {
+        /// The crawled repository (`repos.repo_id`) it is an earlier version of.
+        pub repo_id: String,
+        /// The release version (pypi) or the commit (git).
+        pub version: String,
+        /// Why it was fetched.
+        pub role: SnapshotRole,
+        /// When it was published (upload time of its artifact, or commit date).
+        pub published_at: Option<Timestamp>,
+        /// What it was read from.
+        pub artifact: Option<Artifact>,
+        /// Where it can be fetched again (the archive's URL; the clone URL for git).
+        pub url: Option<String>,
+        /// sha256 of the archive (pypi), checked against the index's.
+        pub sha256: Option<String>,
+        /// `skipped`: yanked, no upload time, no readable artifact; `error`: could not be
+        /// fetched or read.
+        pub status: RepoStatus,
+        /// Why it was skipped or failed; null when ok.
+        pub reason: Option<String>,
+        /// Python files in it (rows in `history_files`).
+        pub files: i64,
+        /// Of them, not identical to the crawled version's file at the same path.
+        pub files_differing: i64,
+    }
+}
+
+table! {
+    /// One row per Python file of a fetched earlier version (`snapshots`); its text only
+    /// where it differs from the crawled version's file at the same path.
+    pub struct HistoryFile in "history_files" written_by "crawl" {
+        /// The crawled repository.
+        pub repo_id: String,
+        /// The earlier version (`snapshots.version`).
+        pub version: String,
+        /// Path relative to the earlier version's root, `/`-separated.
+        pub path: String,
+        /// sha256 of the raw bytes, hex.
+        pub sha256: String,
+        /// The text, UTF-8; null when identical to the crawled version's file at this path
+        /// (or when the file is not UTF-8 or too large, said in `reason`).
+        pub content: Option<String>,
+        /// Why the text is absent though the file differs; null otherwise.
+        pub reason: Option<String>,
     }
 }

@@ -1,5 +1,7 @@
 //! Tables written by `mask`.
 
+use crate::enums::{CodeDateSource, SpanKind};
+use crate::types::Timestamp;
 use crate::{record, table};
 
 record! {
@@ -25,8 +27,8 @@ table! {
         pub function_id: Option<String>,
         /// File path.
         pub path: String,
-        /// `expression`, `statement`, `block` or `function`.
-        pub span_kind: String,
+        /// The syntax level of the span.
+        pub span_kind: SpanKind,
         /// Byte offset where the mask starts.
         pub start_byte: i64,
         /// Byte offset just past the mask.
@@ -45,6 +47,13 @@ table! {
         pub context: Vec<ContextSnippet>,
         /// The repository tests that execute the span (`repo_tests.node_id`).
         pub tests: Vec<String>,
+        /// The `code_date` of the code the span is made from (its function's, else its
+        /// file's newest).
+        pub code_date: Option<Timestamp>,
+        /// Where `code_date` comes from.
+        pub code_date_source: Option<CodeDateSource>,
+        /// That code is newer than the cutoff.
+        pub after_cutoff: Option<bool>,
     }
 }
 
@@ -81,5 +90,11 @@ table! {
         pub expected: String,
         /// Mutated variants and the values they produce.
         pub variants: Vec<AssertionVariant>,
+        /// The newest `code_date` of the repository code the test exercises.
+        pub code_date: Option<Timestamp>,
+        /// Where `code_date` comes from.
+        pub code_date_source: Option<CodeDateSource>,
+        /// That code is newer than the cutoff.
+        pub after_cutoff: Option<bool>,
     }
 }

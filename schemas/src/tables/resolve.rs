@@ -1,6 +1,7 @@
 //! Tables written by `resolve`.
 
-use crate::enums::{ParamKind, ParseStatus, RefKind, TargetType};
+use crate::enums::{CodeDateSource, ParamKind, ParseStatus, RefKind, TargetType};
+use crate::types::Timestamp;
 use crate::{record, table};
 
 record! {
@@ -106,7 +107,21 @@ table! {
         pub complexity: i32,
         /// Lies in a region of the file that failed to parse.
         pub has_syntax_error: bool,
-        /// Some line of it changed after the cutoff (git sources with a cutoff); for other sources, whether the repository was published after the cutoff; null when no cutoff.
+        /// A hash of its code as a syntax tree (32 hex digits): formatting, comments, its
+        /// docstring and its name left out, so the same code reformatted, moved to another
+        /// file or renamed has the same hash.
+        pub code_hash: String,
+        /// The earliest publication known to hold its code (`code_hash`): the earliest fetched
+        /// earlier version that has it, else the crawled version's publication (an upper
+        /// bound, see `code_date_source`); null when nothing is known.
+        pub code_date: Option<Timestamp>,
+        /// Where `code_date` comes from.
+        pub code_date_source: Option<CodeDateSource>,
+        /// The earlier version (`snapshots.version`) whose code first holds it; null when only
+        /// the crawled version does.
+        pub first_seen: Option<String>,
+        /// Its code is newer than the cutoff (`code_date` after it); null without a cutoff or
+        /// a code date.
         pub after_cutoff: Option<bool>,
     }
 }

@@ -1,7 +1,8 @@
 //! Tables written by `synthesize-tests`.
 
-use crate::enums::{FunctionClass, PromptKind, SearchStop, TaskStatus};
+use crate::enums::{CodeDateSource, FunctionClass, PromptKind, SearchStop, TaskStatus};
 use crate::table;
+use crate::types::Timestamp;
 
 table! {
     /// One row per `function` task: implement a function from its docstring and signature.
@@ -22,6 +23,13 @@ table! {
         pub entry_point: String,
         /// The original function (the reference solution), imports included.
         pub canonical_solution: String,
+        /// The function's `code_date` (`functions.code_date`): when its code was first
+        /// published, as far as is known.
+        pub code_date: Option<Timestamp>,
+        /// Where `code_date` comes from.
+        pub code_date_source: Option<CodeDateSource>,
+        /// The function's code is newer than the cutoff (`functions.after_cutoff`).
+        pub after_cutoff: Option<bool>,
         /// `rejected` comes with a reason.
         pub status: TaskStatus,
         /// Why it was rejected (`nondeterministic`, `coverage`, `mutation_score`,

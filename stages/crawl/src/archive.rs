@@ -1,5 +1,5 @@
-//! Reading source archives (`.tar.gz`, `.tgz`, `.zip`) in memory into a [`Tree`],
-//! never unpacking them to disk.
+//! Reading source archives (`.tar.gz`, `.tgz`, `.zip`, a wheel's `.whl`, and the plain
+//! `.tar` that `git archive` writes) in memory into a [`Tree`], never unpacking them to disk.
 //!
 //! A crafted archive is refused whole: an entry with an absolute path or a `..`
 //! component, or a link whose target is absolute or leaves the archive. Device files,
@@ -22,7 +22,7 @@ const MAX_LINK_BYTES: u64 = 4096;
 /// Why an archive could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
-    #[error("unsupported archive format: {name} (crawl reads .tar.gz, .tgz and .zip)")]
+    #[error("unsupported archive format: {name} (crawl reads .tar.gz, .tgz, .zip, .whl and .tar)")]
     Unsupported { name: String },
     #[error("refused archive {name}: entry `{entry}` {problem}")]
     Crafted {
@@ -43,6 +43,9 @@ pub enum ArchiveError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     TarGz,
+    /// An uncompressed tar (`git archive`).
+    Tar,
+    /// A zip, or a wheel (a zip of the installed files).
     Zip,
 }
 
@@ -55,7 +58,9 @@ pub fn format_of(file_name: &str) -> Result<Format, ArchiveError> {
     };
     if ends_with(".tar.gz") || ends_with(".tgz") {
         Ok(Format::TarGz)
-    } else if ends_with(".zip") {
+    } else if ends_with(".tar") {
+        Ok(Format::Tar)
+    } else if ends_with(".zip") || ends_with(".whl") {
         Ok(Format::Zip)
     } else {
         Err(ArchiveError::Unsupported {
@@ -236,6 +241,15 @@ pub fn read_archive(
         Format::TarGz => {
             let capped = Capped {
                 inner: GzDecoder::new(bytes),
+                used,
+                limit: max_archive_bytes,
+                hit: hit.clone(),
+            };
+            read_tar(&mut collected, capped)
+        }
+        Format::Tar => {
+            let capped = Capped {
+                inner: bytes,
                 used,
                 limit: max_archive_bytes,
                 hit: hit.clone(),

@@ -197,6 +197,8 @@ fn formats() {
     assert_eq!(format_of("a-1.0.tar.gz").unwrap(), Format::TarGz);
     assert_eq!(format_of("a-1.0.TGZ").unwrap(), Format::TarGz);
     assert_eq!(format_of("a-1.0.zip").unwrap(), Format::Zip);
+    assert_eq!(format_of("a-1.0-py3-none-any.whl").unwrap(), Format::Zip);
+    assert_eq!(format_of("snapshot.tar").unwrap(), Format::Tar);
     let err = format_of("a-1.0.tar.bz2").unwrap_err().to_string();
     assert!(err.starts_with("unsupported archive format"), "{err}");
 }

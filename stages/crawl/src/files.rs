@@ -132,6 +132,7 @@ pub fn file_row(repo_id: &str, path: &str, kind: Kind, entry: &Entry, max_file_b
         content,
         reason,
         changed_lines: None,
+        line_dates: None,
     }
 }
 

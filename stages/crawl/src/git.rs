@@ -53,6 +53,11 @@ impl GitError {
 
 /// Runs git (in `dir` when given) and returns its standard output.
 fn git(dir: Option<&Path>, args: &[&str]) -> Result<String, GitError> {
+    git_bytes(dir, args).map(|out| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Runs git (in `dir` when given) and returns its standard output's bytes.
+fn git_bytes(dir: Option<&Path>, args: &[&str]) -> Result<Vec<u8>, GitError> {
     let mut cmd = Command::new("git");
     if let Some(dir) = dir {
         cmd.arg("-C").arg(dir);
@@ -79,7 +84,7 @@ fn git(dir: Option<&Path>, args: &[&str]) -> Result<String, GitError> {
             stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
         });
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout)
 }
 
 /// The repository name of a clone URL or path: its last component without `.git`.
@@ -165,7 +170,7 @@ fn crawl_clone(
     draft.version.clone_from(&meta.version);
     draft.license = crate::license::detect(&meta.license);
     let Some(cutoff) = ctx.cutoff else {
-        return Ok(draft.clone().ok(&tree, ctx.max_file_bytes, None));
+        return with_line_dates(checkout, draft.clone().ok(&tree, ctx.max_file_bytes, None));
     };
     let before = format!("--before={}", git_date(cutoff));
     let base = git(dir, &["rev-list", "-1", &before, "HEAD"])?;
@@ -206,7 +211,165 @@ fn crawl_clone(
             changed.get(path).cloned().unwrap_or_default()
         }
     };
-    Ok(draft.clone().ok(&tree, ctx.max_file_bytes, Some(&lines)))
+    let (snapshots, history) = earlier_commits(ctx, draft, checkout, &tree, cutoff)?;
+    let crawled = draft
+        .clone()
+        .ok(&tree, ctx.max_file_bytes, Some(&lines))
+        .with_history(snapshots, history);
+    with_line_dates(checkout, crawled)
+}
+
+/// The crawled rows with their Python files' `line_dates`.
+fn with_line_dates(checkout: &Path, mut crawled: Crawled) -> Result<Crawled, GitError> {
+    let python = crawled
+        .files
+        .iter()
+        // The files the log's pathspec `*.py` names.
+        .filter(|f| Path::new(&f.path).extension() == Some("py".as_ref()))
+        .filter_map(|f| Some((f.path.as_str(), f.content.as_deref()?.lines().count())));
+    let mut dates = line_dates(checkout, python)?;
+    for f in &mut crawled.files {
+        f.line_dates = dates.remove(&f.path);
+    }
+    Ok(crawled)
+}
+
+/// Every line's date ([`crate::blame`]) for the Python files given with their line
+/// counts, from one `git log` over the first-parent history of HEAD, read as it streams
+/// and stopped once every line is dated.
+fn line_dates<'a>(
+    checkout: &Path,
+    files: impl IntoIterator<Item = (&'a str, usize)>,
+) -> Result<HashMap<String, Vec<schemas::LineDate>>, GitError> {
+    let args = [
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "-p",
+        "-U0",
+        "-M",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--text",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        "--format=%x00%ct",
+        "HEAD",
+        "--",
+        "*.py",
+    ];
+    let failed = |e: std::io::Error| GitError::Failed {
+        args: args.join(" "),
+        stderr: e.to_string(),
+    };
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(checkout)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                GitError::NotInstalled
+            } else {
+                failed(e)
+            }
+        })?;
+    let mut blame = crate::blame::Blame::new(files);
+    let stdout = child.stdout.take().map(std::io::BufReader::new);
+    let read = match stdout {
+        Some(out) => blame.read(out),
+        None => Ok(()),
+    };
+    // Stopped early (every line dated): the rest of the log is not needed.
+    if blame.done() {
+        let _ = child.kill();
+    }
+    let status = child.wait().map_err(failed)?;
+    read.map_err(failed)?;
+    if !blame.done() && !status.success() {
+        return Err(GitError::Failed {
+            args: args.join(" "),
+            stderr: format!("exited with {status}"),
+        });
+    }
+    Ok(blame.into_runs())
+}
+
+/// The earlier commits fetched to date the code ([`crate::history`]): the last
+/// first-parent commit before the cutoff and `--history` more spread over the history,
+/// each read with one `git archive` (one process per commit, none per file).
+fn earlier_commits(
+    ctx: &Context,
+    draft: &Draft,
+    checkout: &Path,
+    current: &crate::tree::Tree,
+    cutoff: Timestamp,
+) -> Result<(Vec<schemas::Snapshot>, Vec<schemas::HistoryFile>), GitError> {
+    use crate::history::{self, Candidate};
+    let dir = Some(checkout);
+    let log = git(dir, &["log", "--first-parent", "--format=%H %ct", "HEAD"])?;
+    let mut earlier: Vec<Candidate> = log
+        .lines()
+        .skip(1) // HEAD itself
+        .filter_map(|l| {
+            let (commit, secs) = l.split_once(' ')?;
+            Some(Candidate {
+                version: commit.to_string(),
+                published_at: Timestamp::from_unix_seconds(secs.trim().parse().ok()?),
+            })
+        })
+        .collect();
+    earlier.reverse();
+    let repo_id = draft.repo_id();
+    let mut snapshots = Vec::new();
+    let mut files = Vec::new();
+    for (i, role) in history::pick(&earlier, cutoff, ctx.history) {
+        let c = &earlier[i];
+        let archived = git_bytes(
+            dir,
+            &["archive", "--format=tar", "--prefix=snapshot/", &c.version],
+        )
+        .and_then(|bytes| {
+            crate::archive::read_archive(
+                "snapshot.tar",
+                &bytes,
+                ctx.max_file_bytes,
+                ctx.max_archive_bytes,
+            )
+            .map_err(|e| GitError::Redacted(e.to_string()))
+        });
+        match archived {
+            Ok(tree) => {
+                let mut row = history::fetched(
+                    &repo_id,
+                    c,
+                    role,
+                    schemas::Artifact::Git,
+                    draft.url.clone(),
+                    None,
+                );
+                files.extend(history::history_rows(&mut row, &tree, current));
+                snapshots.push(row);
+            }
+            Err(e) => snapshots.push(history::not_fetched(
+                &repo_id,
+                &c.version,
+                role,
+                Some(c.published_at),
+                schemas::RepoStatus::Error,
+                e.to_string(),
+            )),
+        }
+    }
+    Ok((snapshots, files))
 }
 
 /// A time as git's `--before` reads it.
@@ -274,7 +437,7 @@ fn count(part: &str) -> (usize, usize) {
 }
 
 /// Undoes git's C-style quoting of a path (`"b/a\tb.py"`).
-fn unquote(p: &str) -> String {
+pub(crate) fn unquote(p: &str) -> String {
     let Some(inner) = p.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
         return p.to_string();
     };

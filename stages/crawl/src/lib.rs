@@ -8,11 +8,16 @@
 //! Archives are read in memory and checked entry by entry; git clones go to a temporary
 //! folder inside the dataset directory; nothing is written anywhere else except the
 //! download cache, when one is given. With a cutoff date (`since`), releases and commits
-//! older than it are skipped, and git files carry the lines changed since it.
+//! older than it are skipped, files carry the lines changed since it, and each source's
+//! earlier versions (the baseline before the cutoff, `--history N` more) are fetched into
+//! `snapshots` and `history_files` ([`history`]) for `resolve` to date every function's
+//! code. Git files also carry every line's date ([`blame`]).
 
 pub mod archive;
+pub mod blame;
 pub mod files;
 pub mod git;
+pub mod history;
 pub mod http;
 pub mod license;
 pub mod local;
@@ -28,7 +33,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use schemas::cli::{CommonArgs, Outcome};
-use schemas::{File, FileStatus, Repo, RepoStatus, Timestamp};
+use schemas::{File, FileStatus, HistoryFile, Repo, RepoStatus, Snapshot, Timestamp};
 use url::Url;
 
 use crate::repo::Crawled;
@@ -53,14 +58,22 @@ pub struct Args {
     #[arg(value_name = "SOURCE")]
     pub specs: Vec<String>,
     /// A TOML file listing sources: `sources = ["pypi:attrs", "git:URL@REF",
-    /// "path:DIR"]`, with an optional cutoff `since = "YYYY-MM-DD"` and package index
-    /// `index_url = "URL"`. Relative paths in it are taken from its folder.
+    /// "path:DIR"]`, with an optional cutoff `since = "YYYY-MM-DD"`, earlier versions
+    /// `history = N` and package index `index_url = "URL"`. Relative paths in it are taken
+    /// from its folder.
     #[arg(long = "sources", value_name = "FILE.toml")]
     pub sources_file: Option<PathBuf>,
-    /// Cutoff date: releases and last commits older than it are recorded as skipped, and
-    /// git files get the lines changed since it. Overrides `since` of the sources file.
+    /// Cutoff date: releases and last commits older than it are recorded as skipped; for
+    /// the others the last release (or commit) before it is fetched too, to date each
+    /// function's code, and files get the lines changed since it. Overrides `since` of the
+    /// sources file.
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub since: Option<String>,
+    /// With a cutoff, also fetch up to N earlier releases (or commits) spread over the
+    /// project's life, for a code date finer than before or after the cutoff. Overrides
+    /// `history` of the sources file [default: 0].
+    #[arg(long, value_name = "N")]
+    pub history: Option<usize>,
     /// Base URL of the package index's JSON API (`{URL}/{name}/json`); overrides
     /// `index_url` of the sources file [default: `https://pypi.org/pypi`].
     #[arg(long, value_name = "URL")]
@@ -82,6 +95,8 @@ pub struct Context {
     /// The dataset directory.
     pub data: PathBuf,
     pub cutoff: Option<Timestamp>,
+    /// Earlier versions to fetch beyond the baseline (`--history`).
+    pub history: usize,
     pub index_url: Url,
     pub max_file_bytes: u64,
     pub max_archive_bytes: u64,
@@ -101,6 +116,8 @@ impl Context {
 pub struct Crawl {
     pub repos: Vec<Repo>,
     pub files: Vec<File>,
+    pub snapshots: Vec<Snapshot>,
+    pub history: Vec<HistoryFile>,
 }
 
 /// The sources and settings named by the arguments (and the sources file). Every error
@@ -137,6 +154,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Vec<SourceSpec>, Context)> {
     let ctx = Context {
         data: args.common.data()?.to_path_buf(),
         cutoff,
+        history: args.history.or(file.history).unwrap_or(0),
         index_url,
         max_file_bytes: args.max_file_bytes,
         max_archive_bytes: args.max_archive_bytes,
@@ -172,10 +190,14 @@ pub fn crawl_all(ctx: &Context, specs: &[SourceSpec], mut each: impl FnMut(&Craw
             done.repo.files_total = 0;
             done.repo.files_skipped = 0;
             done.files.clear();
+            done.snapshots.clear();
+            done.history.clear();
         }
         each(&done);
         out.repos.push(done.repo);
         out.files.extend(done.files);
+        out.snapshots.extend(done.snapshots);
+        out.history.extend(done.history);
     }
     out
 }
@@ -214,6 +236,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let _ = std::fs::remove_dir(ctx.tmp_root());
     let repos_path = schemas::write_table(data, &crawl.repos).context("writing the repos table")?;
     let files_path = schemas::write_table(data, &crawl.files).context("writing the files table")?;
+    schemas::write_table(data, &crawl.snapshots).context("writing the snapshots table")?;
+    schemas::write_table(data, &crawl.history).context("writing the history_files table")?;
     let count = |s: RepoStatus| crawl.repos.iter().filter(|r| r.status == s).count();
     let (ok, skipped, errors) = (
         count(RepoStatus::Ok),

@@ -162,7 +162,261 @@ fn crawl_inner(
     evidence.files.extend(meta.license.files);
     draft.license = detect(&evidence);
     draft.commit = Some(tree.hash());
-    Ok(draft.clone().ok(&tree, ctx.max_file_bytes, None))
+    let Some(cutoff) = ctx.cutoff else {
+        return Ok(draft.clone().ok(&tree, ctx.max_file_bytes, None));
+    };
+    // The releases before this one, to date its code: the project's document lists them.
+    let project = if doc.get("releases").is_some_and(Value::is_object) {
+        Ok((doc, doc_url))
+    } else {
+        document_url(&ctx.index_url, name, None)
+            .map_err(|e| e.to_string())
+            .and_then(|u| ctx.http.get_json(&u).map_err(|e| e.to_string()))
+    };
+    let earlier = Earlier::fetch(ctx, draft, &project, &tree, cutoff);
+    let baseline = earlier.baseline_texts;
+    let changed = |path: &str, content: &str| match &baseline {
+        Some(texts) => match texts.get(path) {
+            Some(old) => crate::history::changed_lines(old, content),
+            None => crate::git::whole_file(content),
+        },
+        None => crate::git::whole_file(content),
+    };
+    Ok(draft
+        .clone()
+        .ok(&tree, ctx.max_file_bytes, Some(&changed))
+        .with_history(earlier.snapshots, earlier.files))
+}
+
+/// The releases fetched before the crawled one ([`crate::history`]).
+struct Earlier {
+    snapshots: Vec<schemas::Snapshot>,
+    files: Vec<schemas::HistoryFile>,
+    /// The baseline's texts by path, when it was fetched; `None` without a baseline (every
+    /// line is then new).
+    baseline_texts: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// One earlier release as the project document lists it.
+struct Listed<'a> {
+    version: &'a str,
+    files: &'a [Value],
+    published_at: Option<Timestamp>,
+    /// Why it is yanked, when every file of it is.
+    yanked: Option<String>,
+}
+
+impl Earlier {
+    fn fetch(
+        ctx: &Context,
+        draft: &Draft,
+        project: &Result<(Value, Url), String>,
+        current: &crate::tree::Tree,
+        cutoff: Timestamp,
+    ) -> Earlier {
+        use crate::history::{self, Candidate};
+        use schemas::{RepoStatus, SnapshotRole};
+        let repo_id = draft.repo_id();
+        let mut out = Earlier {
+            snapshots: Vec::new(),
+            files: Vec::new(),
+            baseline_texts: None,
+        };
+        let (project, project_url) = match project {
+            Ok((p, u)) => (p, u),
+            Err(e) => {
+                out.snapshots.push(history::not_fetched(
+                    &repo_id,
+                    "(releases)",
+                    SnapshotRole::Baseline,
+                    None,
+                    RepoStatus::Error,
+                    format!("the project's list of releases could not be fetched: {e}"),
+                ));
+                return out;
+            }
+        };
+        let current_version = draft.version.as_deref().unwrap_or("");
+        let now = draft.published_at.unwrap_or(cutoff);
+        let mut listed: Vec<Listed<'_>> = releases_of(project)
+            .into_iter()
+            .filter(|r| r.version != current_version)
+            .collect();
+        for r in listed.iter().filter(|r| r.published_at.is_none()) {
+            out.snapshots.push(history::not_fetched(
+                &repo_id,
+                r.version,
+                SnapshotRole::History,
+                None,
+                RepoStatus::Skipped,
+                "no upload time: it cannot be placed in time".into(),
+            ));
+        }
+        listed.retain(|r| r.published_at.is_some_and(|t| t < now));
+        listed.sort_by_key(|r| r.published_at);
+        // Yanked releases are not what was published: never a baseline or a history point.
+        let kept: Vec<&Listed<'_>> = listed.iter().filter(|r| r.yanked.is_none()).collect();
+        let candidates: Vec<Candidate> = kept
+            .iter()
+            .map(|r| Candidate {
+                version: r.version.to_string(),
+                published_at: r.published_at.unwrap_or(cutoff),
+            })
+            .collect();
+        let picks = history::pick(&candidates, cutoff, ctx.history);
+        let baseline_at = picks
+            .iter()
+            .find(|(_, role)| *role == SnapshotRole::Baseline)
+            .map(|(i, _)| candidates[*i].published_at);
+        for r in &listed {
+            let passed_over = r
+                .published_at
+                .is_some_and(|t| t < cutoff && baseline_at.is_none_or(|b| t > b));
+            if let (Some(why), true) = (&r.yanked, passed_over) {
+                out.snapshots.push(history::not_fetched(
+                    &repo_id,
+                    r.version,
+                    SnapshotRole::Baseline,
+                    r.published_at,
+                    RepoStatus::Skipped,
+                    format!("yanked ({why}); the release before it is the baseline"),
+                ));
+            }
+        }
+        for (i, role) in picks {
+            let c = &candidates[i];
+            match fetch_release(ctx, project_url, kept[i]) {
+                Ok((artifact, url, sha, tree)) => {
+                    let mut row =
+                        history::fetched(&repo_id, c, role, artifact, Some(url), Some(sha));
+                    out.files
+                        .extend(history::history_rows(&mut row, &tree, current));
+                    if role == SnapshotRole::Baseline {
+                        out.baseline_texts = Some(history::texts(&tree));
+                    }
+                    out.snapshots.push(row);
+                }
+                Err(e) => out.snapshots.push(history::not_fetched(
+                    &repo_id,
+                    &c.version,
+                    role,
+                    Some(c.published_at),
+                    RepoStatus::Error,
+                    e.to_string(),
+                )),
+            }
+        }
+        out
+    }
+}
+
+/// Every release of a project document's `releases`, with its upload time (the earliest
+/// of its files') and whether it is yanked.
+fn releases_of(project: &Value) -> Vec<Listed<'_>> {
+    let Some(releases) = project.get("releases").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    releases
+        .iter()
+        .filter_map(|(version, files)| {
+            let files = files.as_array()?;
+            if files.is_empty() {
+                return None;
+            }
+            let published_at = files
+                .iter()
+                .filter_map(|f| {
+                    f.get("upload_time_iso_8601")
+                        .or_else(|| f.get("upload_time"))
+                        .and_then(Value::as_str)
+                        .and_then(Timestamp::parse)
+                })
+                .min();
+            let all_yanked = files
+                .iter()
+                .all(|f| f.get("yanked").and_then(Value::as_bool) == Some(true));
+            let yanked = all_yanked.then(|| {
+                files
+                    .iter()
+                    .find_map(|f| f.get("yanked_reason").and_then(Value::as_str))
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or("no reason given")
+                    .to_string()
+            });
+            Some(Listed {
+                version,
+                files,
+                published_at,
+                yanked,
+            })
+        })
+        .collect()
+}
+
+/// Downloads (or takes from the cache) and reads an earlier release: its sdist, else a
+/// wheel (which holds the same Python files), checked against the index's sha256.
+fn fetch_release(
+    ctx: &Context,
+    project_url: &Url,
+    release: &Listed<'_>,
+) -> Result<(schemas::Artifact, String, String, crate::tree::Tree), PypiError> {
+    let what = release.version;
+    let (artifact, chosen) = match choose_sdist(release.files, what) {
+        Ok(s) => (schemas::Artifact::Sdist, s),
+        Err(PypiError::NoSdist { .. }) => {
+            (schemas::Artifact::Wheel, choose_wheel(release.files, what)?)
+        }
+        Err(e) => return Err(e),
+    };
+    // Relative download URLs are taken from the document that lists them.
+    let url = project_url
+        .join(chosen.url)
+        .map_err(|e| PypiError::BadUrl {
+            url: chosen.url.to_string(),
+            detail: e.to_string(),
+        })?;
+    format_of(chosen.file)?;
+    let expected = chosen
+        .sha256
+        .ok_or_else(|| PypiError::NoDigest {
+            file: chosen.file.to_string(),
+        })?
+        .to_ascii_lowercase();
+    let bytes = download(ctx, &url, chosen.file, &expected)?;
+    let tree = read_archive(
+        chosen.file,
+        &bytes,
+        ctx.max_file_bytes,
+        ctx.max_archive_bytes,
+    )?;
+    Ok((artifact, url.to_string(), expected, tree))
+}
+
+/// A wheel of a release when it has no sdist: a pure one (`none-any`) first.
+fn choose_wheel<'a>(urls: &'a [Value], what: &str) -> Result<Sdist<'a>, PypiError> {
+    let field = |v: &'a Value, k: &str| v.get(k).and_then(Value::as_str);
+    let wheels: Vec<&'a Value> = urls
+        .iter()
+        .filter(|u| field(u, "packagetype") == Some("bdist_wheel"))
+        .collect();
+    let chosen = wheels
+        .iter()
+        .copied()
+        .find(|u| field(u, "filename").is_some_and(|f| f.ends_with("-none-any.whl")))
+        .or_else(|| wheels.first().copied())
+        .ok_or_else(|| PypiError::NoSdist {
+            what: what.to_string(),
+            others: "no wheel either".into(),
+        })?;
+    Ok(Sdist {
+        file: field(chosen, "filename").unwrap_or(""),
+        url: field(chosen, "url").unwrap_or(""),
+        sha256: chosen
+            .get("digests")
+            .and_then(|d| d.get("sha256"))
+            .and_then(Value::as_str),
+        uploaded: None,
+    })
 }
 
 /// License evidence of a release document's `info`.

@@ -1,7 +1,7 @@
 //! Turning what a source gave into its `repos` row and `files` rows, the same way for
 //! every source kind.
 
-use schemas::{File, FileStatus, Repo, RepoStatus, SourceKind, Timestamp};
+use schemas::{File, FileStatus, HistoryFile, Repo, RepoStatus, Snapshot, SourceKind, Timestamp};
 
 use crate::files::{file_rows, ChangedLines};
 use crate::license::License;
@@ -13,6 +13,20 @@ use crate::tree::Tree;
 pub struct Crawled {
     pub repo: Repo,
     pub files: Vec<File>,
+    /// Earlier versions fetched to date its code ([`crate::history`]).
+    pub snapshots: Vec<Snapshot>,
+    /// Their Python files.
+    pub history: Vec<HistoryFile>,
+}
+
+impl Crawled {
+    /// The same rows with the earlier versions fetched for them.
+    #[must_use]
+    pub fn with_history(mut self, snapshots: Vec<Snapshot>, history: Vec<HistoryFile>) -> Crawled {
+        self.snapshots = snapshots;
+        self.history = history;
+        self
+    }
 }
 
 /// What is known of a repository while it is being crawled.
@@ -105,6 +119,8 @@ impl Draft {
         Crawled {
             repo: self.row(RepoStatus::Skipped, Some(reason), &[]),
             files: Vec::new(),
+            snapshots: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -113,6 +129,8 @@ impl Draft {
         Crawled {
             repo: self.row(RepoStatus::Error, Some(reason), &[]),
             files: Vec::new(),
+            snapshots: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -127,6 +145,8 @@ impl Draft {
         Crawled {
             repo: self.row(RepoStatus::Ok, None, &files),
             files,
+            snapshots: Vec::new(),
+            history: Vec::new(),
         }
     }
 }

@@ -188,6 +188,8 @@ pub fn parse_cutoff(text: &str, origin: &str) -> Result<Timestamp, SourceError> 
 #[derive(Debug, Clone, Default)]
 pub struct SourcesFile {
     pub since: Option<Timestamp>,
+    /// `history = N`: earlier versions to fetch beyond the baseline.
+    pub history: Option<usize>,
     pub index_url: Option<String>,
     pub sources: Vec<SourceSpec>,
 }
@@ -196,6 +198,7 @@ pub struct SourcesFile {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     since: Option<toml::Value>,
+    history: Option<usize>,
     index_url: Option<String>,
     #[serde(default)]
     sources: Vec<String>,
@@ -241,6 +244,7 @@ pub fn parse_sources_file(text: &str, path: &Path) -> Result<SourcesFile, Source
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SourcesFile {
         since,
+        history: raw.history,
         index_url: raw.index_url,
         sources,
     })

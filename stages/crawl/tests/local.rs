@@ -253,7 +253,13 @@ fn git_cutoffs_after_head_before_history_and_none() {
     );
     assert_eq!(
         listing(&data),
-        ["files.parquet", "repos.parquet"].map(std::path::PathBuf::from)
+        [
+            "files.parquet",
+            "history_files.parquet",
+            "repos.parquet",
+            "snapshots.parquet"
+        ]
+        .map(std::path::PathBuf::from)
     );
 }
 
@@ -392,4 +398,125 @@ fn sources_file_paths_are_relative_to_it() {
         .unwrap()
         .ends_with("missing: no such folder"));
     assert_eq!(repos[0].cutoff, Timestamp::parse("2024-01-01"));
+}
+
+/// Issue 12's fixture as a git repository: a commit before the cutoff and one after it.
+/// The same answers as from two releases: the new and the changed function are after the
+/// cutoff, the reformatted and the moved ones keep the first commit's date.
+#[test]
+fn git_code_age_is_decided_per_function() {
+    use clap::Parser as _;
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("agerepo");
+    std::fs::create_dir_all(&root).unwrap();
+    let long_ago = "2025-01-10T12:00:00Z";
+    let before = "2026-03-01T12:00:00Z";
+    let after = "2026-08-01T12:00:00Z";
+    git(&root, &["init", "-q", "-b", "main"], long_ago);
+    // Older than the baseline: only the lines' dates can tell.
+    write(
+        &root,
+        &[("agepkg/old.py", "def stable(v):\n    return v\n")],
+    );
+    git(&root, &["add", "-A"], long_ago);
+    git(&root, &["commit", "-q", "-m", "stable"], long_ago);
+    write(
+        &root,
+        &[(
+            "agepkg/core.py",
+            "def changed(x):\n    return x + 1\n\n\ndef reformatted(a, b):\n    return a*b\n\n\ndef moved(s):\n    return s.strip()\n",
+        )],
+    );
+    git(&root, &["add", "-A"], before);
+    git(&root, &["commit", "-q", "-m", "first"], before);
+    let first = git(&root, &["rev-parse", "HEAD"], before);
+    write(
+        &root,
+        &[
+            (
+                "agepkg/core.py",
+                "def changed(x):\n    return x + 2\n\n\ndef reformatted( a,b ):\n    # formatted otherwise\n    return (a * b)\n\n\ndef new_one(y):\n    return -y\n",
+            ),
+            ("agepkg/util.py", "def moved(s):\n    return s.strip()\n"),
+        ],
+    );
+    git(&root, &["add", "-A"], after);
+    git(&root, &["commit", "-q", "-m", "second"], after);
+
+    let data = tmp.path().join("data");
+    let spec = format!("git:{}", root.display());
+    assert_eq!(
+        run(&data, &["--since", "2026-06-01", &spec]).unwrap(),
+        Outcome::Success
+    );
+    let snaps: Vec<schemas::Snapshot> = schemas::read_table(&data).unwrap();
+    assert_eq!(snaps.len(), 1, "{snaps:#?}");
+    assert_eq!(
+        (snaps[0].version.as_str(), snaps[0].role, snaps[0].status),
+        (
+            first.as_str(),
+            schemas::SnapshotRole::Baseline,
+            RepoStatus::Ok
+        )
+    );
+    let args = resolve::Args::parse_from(["resolve", "--data", data.to_str().unwrap(), "-q"]);
+    resolve::run(&args).unwrap();
+    let functions: Vec<schemas::Function> = schemas::read_table(&data).unwrap();
+    let get = |q: &str| functions.iter().find(|f| f.qualname == q).unwrap();
+    assert_eq!(get("new_one").after_cutoff, Some(true));
+    assert_eq!(get("changed").after_cutoff, Some(true));
+    assert_eq!(get("reformatted").after_cutoff, Some(false));
+    let moved = get("moved");
+    assert_eq!(moved.after_cutoff, Some(false));
+    assert_eq!(moved.path, "agepkg/util.py");
+    assert_eq!(moved.first_seen.as_deref(), Some(first.as_str()));
+    assert_eq!(
+        moved.code_date_source,
+        Some(schemas::CodeDateSource::GitHistory)
+    );
+    assert_eq!(
+        moved.code_date.map(Timestamp::date_string).as_deref(),
+        Some("2026-03-01")
+    );
+    // Every line of the crawled commit has its date; a line changed after the cutoff has
+    // the second commit's.
+    let files: Vec<schemas::File> = schemas::read_table(&data).unwrap();
+    let core = files.iter().find(|f| f.path == "agepkg/core.py").unwrap();
+    let runs = core.line_dates.as_deref().unwrap();
+    let dated: i32 = runs.iter().map(|r| r.end - r.start + 1).sum();
+    let lines = core.content.as_deref().unwrap().lines().count();
+    assert_eq!(dated as usize, lines, "{runs:?}");
+    let date_of = |line: i32| {
+        let r = runs
+            .iter()
+            .find(|r| r.start <= line && line <= r.end)
+            .unwrap();
+        r.date.date_string()
+    };
+    assert_eq!(
+        (date_of(1), date_of(2)),
+        ("2026-03-01".into(), "2026-08-01".into())
+    );
+    // The stable function: the baseline holds it, its lines are older still.
+    let stable = get("stable");
+    assert_eq!(stable.after_cutoff, Some(false));
+    assert_eq!(
+        stable.code_date.map(Timestamp::date_string).as_deref(),
+        Some("2025-01-10")
+    );
+    assert_eq!(
+        stable.code_date_source,
+        Some(schemas::CodeDateSource::GitHistory)
+    );
+    // The changed function's newest line is after the cutoff, like its syntax tree.
+    assert_eq!(
+        get("changed")
+            .code_date
+            .map(Timestamp::date_string)
+            .as_deref(),
+        Some("2026-08-01")
+    );
 }

@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{listing, run, tables, tar_gz, tar_gz_files, Release, Server};
+use common::{
+    listing, run, serve_project, tables, tar_gz, tar_gz_files, zip_files, Release, Server,
+};
 use schemas::cli::Outcome;
 use schemas::{RepoStatus, Timestamp};
 
@@ -165,7 +167,13 @@ fn good_release_latest_and_pinned_with_relative_url() {
     assert_eq!(files.iter().filter(|f| f.repo_id == p.repo_id).count(), 6);
     assert_eq!(
         listing(&data),
-        ["files.parquet", "repos.parquet"].map(std::path::PathBuf::from)
+        [
+            "files.parquet",
+            "history_files.parquet",
+            "repos.parquet",
+            "snapshots.parquet"
+        ]
+        .map(std::path::PathBuf::from)
     );
 }
 
@@ -311,7 +319,13 @@ fn failures_are_rows_and_the_crawl_goes_on() {
     );
     assert_eq!(
         listing(&data),
-        ["files.parquet", "repos.parquet"].map(std::path::PathBuf::from)
+        [
+            "files.parquet",
+            "history_files.parquet",
+            "repos.parquet",
+            "snapshots.parquet"
+        ]
+        .map(std::path::PathBuf::from)
     );
     assert!(!std::path::Path::new("/tmp/crawl-evil-absolute.py").exists());
     assert!(!parent.path().join("evil.py").exists());
@@ -412,5 +426,202 @@ fn pinned_release_found_in_the_project_document_when_the_mirror_has_no_release_d
             .contains("no release demo==3.0"),
         "{:?}",
         repos[1].reason
+    );
+}
+
+/// The code of release 1.0 of the code-age fixture (before the cutoff).
+const CORE_1_0: &str = "\
+def changed(x):
+    return x + 1
+
+
+def reformatted(a, b):
+    return a*b
+
+
+def moved(s):
+    return s.strip()
+";
+
+/// The code of release 1.1 (after the cutoff): `changed` changed, `reformatted` only
+/// reformatted, `moved` moved to another file, `new_one` new.
+const CORE_1_1: &str = "\
+def changed(x):
+    return x + 2
+
+
+def reformatted( a,b ):
+    # the same product, formatted otherwise
+    return (a * b)
+
+
+def new_one(y):
+    return -y
+";
+
+const UTIL_1_1: &str = "def moved(s):\n    return s.strip()\n";
+
+fn age_archive(top: &str, files: &[(&str, &str)]) -> Vec<u8> {
+    let paths: Vec<String> = files.iter().map(|(p, _)| format!("{top}/{p}")).collect();
+    let entries: Vec<(&str, &[u8])> = paths
+        .iter()
+        .zip(files)
+        .map(|(p, (_, c))| (p.as_str(), c.as_bytes()))
+        .collect();
+    tar_gz_files(&entries)
+}
+
+/// Per function: after the cutoff, code date, the earlier version it is first seen in.
+type Dated = (Option<bool>, Option<String>, Option<String>);
+
+/// The functions of `data` after resolve, by qualname.
+fn dated(data: &std::path::Path) -> std::collections::BTreeMap<String, Dated> {
+    use clap::Parser as _;
+    let args = resolve::Args::parse_from(["resolve", "--data", data.to_str().unwrap(), "-q"]);
+    resolve::run(&args).unwrap();
+    let functions: Vec<schemas::Function> = schemas::read_table(data).unwrap();
+    functions
+        .into_iter()
+        .map(|f| {
+            (
+                f.qualname,
+                (
+                    f.after_cutoff,
+                    f.code_date.map(Timestamp::date_string),
+                    f.first_seen,
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Issue 12's fixture: two releases on both sides of the cutoff, served by a stand-in
+/// index. Exactly the new and the changed function are after the cutoff; the reformatted
+/// and the moved ones keep the date of the release before it. A yanked release is never
+/// the baseline, and a release with only a wheel is read from the wheel.
+#[test]
+fn code_age_is_decided_per_function_not_per_release() {
+    let server = Server::start();
+    let mut v09 = Release::new(
+        "agepkg",
+        "0.9",
+        "agepkg-0.9-py3-none-any.whl",
+        zip_files(&[
+            ("agepkg/__init__.py", ""),
+            ("agepkg/core.py", "def changed(x):\n    return x + 1\n"),
+        ]),
+    );
+    v09.wheel = true;
+    v09.uploaded = "2025-09-01T00:00:00Z";
+    let mut v10 = Release::new(
+        "agepkg",
+        "1.0",
+        "agepkg-1.0.tar.gz",
+        age_archive(
+            "agepkg-1.0",
+            &[
+                ("src/agepkg/__init__.py", ""),
+                ("src/agepkg/core.py", CORE_1_0),
+            ],
+        ),
+    );
+    v10.uploaded = "2026-03-01T00:00:00Z";
+    let mut v105 = Release::new(
+        "agepkg",
+        "1.0.5",
+        "agepkg-1.0.5.tar.gz",
+        age_archive("agepkg-1.0.5", &[("src/agepkg/core.py", "def broken(:\n")]),
+    );
+    v105.uploaded = "2026-05-01T00:00:00Z";
+    v105.yanked = true;
+    let mut v11 = Release::new(
+        "agepkg",
+        "1.1",
+        "agepkg-1.1.tar.gz",
+        age_archive(
+            "agepkg-1.1",
+            &[
+                ("src/agepkg/__init__.py", ""),
+                ("src/agepkg/core.py", CORE_1_1),
+                ("src/agepkg/util.py", UTIL_1_1),
+            ],
+        ),
+    );
+    v11.uploaded = "2026-08-01T00:00:00Z";
+    v11.latest = true;
+    server.release(&v11);
+    serve_project(&server, &v11, &[&v09, &v10, &v105, &v11]);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let out = run(
+        &data,
+        &[
+            "--index-url",
+            &server.index(),
+            "--since",
+            "2026-06-01",
+            "--history",
+            "1",
+            "pypi:agepkg==1.1",
+        ],
+    )
+    .unwrap();
+    assert_eq!(out, Outcome::Success);
+    let snaps: Vec<schemas::Snapshot> = schemas::read_table(&data).unwrap();
+    let rows: Vec<(&str, &str, &str, Option<&str>)> = snaps
+        .iter()
+        .map(|s| {
+            (
+                s.version.as_str(),
+                s.role.as_str(),
+                s.status.as_str(),
+                s.artifact.map(schemas::Artifact::as_str),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("1.0.5", "baseline", "skipped", None),
+            ("1.0", "baseline", "ok", Some("sdist")),
+            ("0.9", "history", "ok", Some("wheel")),
+        ],
+        "{snaps:#?}"
+    );
+    assert!(snaps[0].reason.as_deref().unwrap().contains("yanked"));
+
+    let got = dated(&data);
+    let after = |q: &str| got[q].0;
+    assert_eq!(after("new_one"), Some(true), "{got:?}");
+    assert_eq!(after("changed"), Some(true), "{got:?}");
+    assert_eq!(after("reformatted"), Some(false), "{got:?}");
+    assert_eq!(after("moved"), Some(false), "{got:?}");
+    assert_eq!(got["moved"].1.as_deref(), Some("2026-03-01"));
+    assert_eq!(
+        got["moved"].2.as_deref(),
+        Some("1.0"),
+        "found where it was before it moved"
+    );
+    assert_eq!(got["new_one"].1.as_deref(), Some("2026-08-01"));
+
+    // The crawled release's changed lines are against the baseline.
+    let (_, files) = tables(&data);
+    let core = files
+        .iter()
+        .find(|f| f.path == "src/agepkg/core.py")
+        .unwrap();
+    let changed = core.changed_lines.clone().unwrap();
+    assert!(
+        changed.iter().any(|r| r.start <= 2 && r.end >= 2),
+        "{changed:?}"
+    );
+    let util = files
+        .iter()
+        .find(|f| f.path == "src/agepkg/util.py")
+        .unwrap();
+    assert_eq!(
+        util.changed_lines.as_deref(),
+        Some(&[schemas::LineRange { start: 1, end: 2 }][..])
     );
 }

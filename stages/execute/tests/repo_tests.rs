@@ -31,6 +31,7 @@ fn file(repo_id: &str, path: &str, kind: &str, content: &str) -> File {
         status: FileStatus::Ok,
         reason: None,
         changed_lines: None,
+        line_dates: None,
     }
 }
 

@@ -61,6 +61,7 @@ pub(crate) fn describe(
         lines: count_lines(source),
         complexity: 1,
         has_syntax_error: outer.has_error(),
+        code_hash: crate::fingerprint::code_hash(src, def, decorators),
         free_names: Vec::new(),
     }
 }

@@ -18,7 +18,9 @@
 //! result into rows. A file with syntax errors is parsed in pieces, one per top-level
 //! definition (`recover`), so that an error does not swallow the definitions after it.
 
+mod dating;
 mod docstring;
+mod fingerprint;
 mod function;
 pub mod imports;
 mod kinds;
@@ -39,7 +41,7 @@ use std::io::Write as _;
 
 use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome};
-use schemas::{File, FileKind, FileStatus, Repo};
+use schemas::{File, FileKind, FileStatus, HistoryFile, Repo, Snapshot};
 
 pub use docstring::{cleandoc, decode_escapes, literal_value};
 pub use imports::RepoIndex;
@@ -195,13 +197,49 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         start = end;
     }
     let repo_by_id: HashMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
+    // The earlier versions crawl fetched, to date each function's code.
+    let snapshots: Vec<Snapshot> = if schemas::table_exists::<Snapshot>(dir) {
+        schemas::read_table(dir).context("reading the earlier versions (`snapshots`)")?
+    } else {
+        Vec::new()
+    };
+    let history: Vec<HistoryFile> = if schemas::table_exists::<HistoryFile>(dir) {
+        schemas::read_table(dir).context("reading their files (`history_files`)")?
+    } else {
+        Vec::new()
+    };
+    let mut snapshots_of: HashMap<&str, Vec<&Snapshot>> = HashMap::new();
+    for s in &snapshots {
+        snapshots_of.entry(s.repo_id.as_str()).or_default().push(s);
+    }
+    // Their functions' code hashes, all files at once on the pool.
+    let history_hashes = schemas::pool::map(&history, jobs, || (), |(), h| dating::hashes_of(h));
+    let mut history_of: HashMap<&str, Vec<(&HistoryFile, &[String])>> = HashMap::new();
+    for (h, hashes) in history.iter().zip(&history_hashes) {
+        history_of
+            .entry(h.repo_id.as_str())
+            .or_default()
+            .push((h, hashes.as_slice()));
+    }
     let per_repo = schemas::pool::map(
         &groups,
         jobs,
         || (),
         |(), &(s, e)| {
             let id = parsed[s].0.repo_id.as_str();
-            let rows = tables::repo_rows(id, repo_by_id.get(id).copied(), &parsed[s..e]);
+            let repo = repo_by_id.get(id).copied();
+            let mut rows = tables::repo_rows(id, &parsed[s..e]);
+            let line_dates: HashMap<&str, &[schemas::LineDate]> = parsed[s..e]
+                .iter()
+                .filter_map(|(f, _)| Some((f.path.as_str(), f.line_dates.as_deref()?)))
+                .collect();
+            dating::date_functions(
+                repo,
+                &mut rows.functions,
+                snapshots_of.get(id).map_or(&[][..], Vec::as_slice),
+                history_of.get(id).map_or(&[][..], Vec::as_slice),
+                &line_dates,
+            );
             tracing::debug!(
                 repo = id,
                 files = e - s,

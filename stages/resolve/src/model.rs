@@ -64,6 +64,8 @@ pub struct FunctionInfo {
     pub complexity: u32,
     /// The definition's node contains a parse error.
     pub has_syntax_error: bool,
+    /// Its code as a syntax tree, hashed ([`crate::fingerprint`]).
+    pub code_hash: String,
     /// Distinct free names it uses, ordered by chain.
     pub free_names: Vec<FreeName>,
 }

@@ -125,6 +125,58 @@ pub fn analyze_file(
     })
 }
 
+/// The code hashes ([`crate::fingerprint`]) of every function of a file, as
+/// [`analyze_file`] gives them but without the scope analysis, which dating an earlier
+/// version's file does not need. A file with syntax errors goes the whole way, so that its
+/// functions are the pieces' functions, as they would be in `functions`.
+pub fn code_hashes(
+    source: &str,
+    module: &str,
+    is_package: bool,
+) -> Result<Vec<String>, ResolveError> {
+    thread_local! {
+        static PARSER: RefCell<Option<Analyzer>> = const { RefCell::new(None) };
+    }
+    let tree = PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Analyzer::new()?);
+        }
+        slot.as_mut().expect("just set").parse(source, module)
+    })?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return analyze_file(source, module, is_package)
+            .map(|a| a.functions.into_iter().map(|f| f.code_hash).collect());
+    }
+    let k = crate::kinds::kinds();
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        if n.kind_id() == k.function_definition {
+            let decorators: Vec<Node<'_>> = match n.parent() {
+                Some(p) if p.kind_id() == k.decorated_definition => {
+                    let mut c = p.walk();
+                    p.named_children(&mut c)
+                        .filter(|d| d.kind_id() == k.decorator)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            out.push(crate::fingerprint::code_hash(source, n, &decorators));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return Ok(out);
+            }
+        }
+    }
+}
+
 /// The ERROR and MISSING nodes of a tree, outermost first, in source order.
 fn syntax_errors(root: Node<'_>) -> Vec<schemas::SyntaxError> {
     let mut out = Vec::new();

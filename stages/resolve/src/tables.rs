@@ -1,7 +1,7 @@
 //! Table assembly: one repository's analyses and resolutions turned into rows of
 //! `modules`, `functions` and `references`, in the contract's order.
 
-use schemas::{File, Function, Module, ParseStatus, Reference, Repo};
+use schemas::{File, Function, Module, ParseStatus, Reference};
 
 use crate::imports::RepoIndex;
 use crate::model::{FileAnalysis, FunctionInfo, RefKind};
@@ -20,24 +20,6 @@ impl Rows {
         self.functions.append(&mut other.functions);
         self.references.append(&mut other.references);
     }
-}
-
-/// Whether a function counts as written after the cutoff: for files with known changed
-/// lines, whether one of its lines changed; otherwise whether the repository was published
-/// after the cutoff; `None` without a cutoff (or without a publication time).
-pub fn after_cutoff(
-    repo: Option<&Repo>,
-    file: &File,
-    start_line: u32,
-    end_line: u32,
-) -> Option<bool> {
-    let repo = repo?;
-    let cutoff = repo.cutoff?;
-    if let Some(ranges) = &file.changed_lines {
-        let (s, e) = (start_line as i32, end_line as i32);
-        return Some(ranges.iter().any(|r| r.start <= e && r.end >= s));
-    }
-    repo.published_at.map(|p| p > cutoff)
 }
 
 /// The id of a function: a hash of its repository, file, qualname and source; the second
@@ -69,7 +51,6 @@ fn function_row(
     file: &File,
     a: &FileAnalysis,
     f: &FunctionInfo,
-    repo: Option<&Repo>,
     occurrence: usize,
 ) -> Function {
     let content = file.content.as_deref().unwrap_or("");
@@ -100,13 +81,18 @@ fn function_row(
         lines: f.lines as i32,
         complexity: f.complexity as i32,
         has_syntax_error: f.has_syntax_error,
-        after_cutoff: after_cutoff(repo, file, f.start_line, f.end_line),
+        code_hash: f.code_hash.clone(),
+        // Set by `crate::dating` from the earlier versions.
+        code_date: None,
+        code_date_source: None,
+        first_seen: None,
+        after_cutoff: None,
     }
 }
 
 /// The rows of one repository; `files` are its parsed files with their analyses, in path
 /// order.
-pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalysis)]) -> Rows {
+pub fn repo_rows(repo_id: &str, files: &[(&File, FileAnalysis)]) -> Rows {
     let index = RepoIndex::new(files.iter().map(|(f, a)| (f.path.as_str(), a)));
     let mut rows = Rows::default();
     for (i, (file, a)) in files.iter().enumerate() {
@@ -130,7 +116,7 @@ pub fn repo_rows(repo_id: &str, repo: Option<&Repo>, files: &[(&File, FileAnalys
             let n = seen
                 .entry((f.qualname.as_str(), f.source(content)))
                 .or_insert(0);
-            let row = function_row(repo_id, file, a, f, repo, *n);
+            let row = function_row(repo_id, file, a, f, *n);
             *n += 1;
             for free in &f.free_names {
                 let r = match (free.name.as_str(), &f.class_name) {

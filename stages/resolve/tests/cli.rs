@@ -4,7 +4,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use schemas::{examples, File, Function, LineRange, Module, Reference, Repo, Timestamp};
+use schemas::{
+    examples, CodeDateSource, File, Function, HistoryFile, Module, Reference, Repo, RepoStatus,
+    Snapshot, SnapshotRole, SourceKind, Timestamp,
+};
 
 fn repo(id: &str, cutoff: Option<&str>, published: Option<&str>) -> Repo {
     Repo {
@@ -27,21 +30,60 @@ fn file(repo_id: &str, path: &str, kind: &str, content: Option<&str>) -> File {
             .unwrap(),
         reason: content.is_none().then(|| "not UTF-8".to_string()),
         changed_lines: None,
+        line_dates: None,
     }
 }
 
 fn dataset(dir: &Path) {
     let repos = vec![
-        repo("r-ledger", Some("2024-01-01"), Some("2024-06-01")),
+        Repo {
+            source: SourceKind::Pypi,
+            version: Some("2.0".into()),
+            ..repo("r-ledger", Some("2024-01-01"), Some("2024-06-01"))
+        },
         repo("r-tiny", None, None),
     ];
-    let mut service = file(
+    let service = file(
         "r-ledger",
         "src/ledger/service.py",
         "source",
         Some("import os\nfrom .accounts import Account\n\n\ndef open_account(name):\n    \"\"\"Open one.\"\"\"\n    return Account(name, os.getcwd())\n\n\ndef unchanged():\n    return len([])\n"),
     );
-    service.changed_lines = Some(vec![LineRange { start: 6, end: 7 }]);
+    // The release before the cutoff: `unchanged` only reformatted, `open_account`
+    // different, `accounts.py` the same file, the test not there yet.
+    let snapshot = Snapshot {
+        repo_id: "r-ledger".into(),
+        version: "1.0".into(),
+        role: SnapshotRole::Baseline,
+        published_at: Timestamp::parse("2023-06-01"),
+        artifact: Some(schemas::Artifact::Sdist),
+        url: None,
+        sha256: None,
+        status: RepoStatus::Ok,
+        reason: None,
+        files: 2,
+        files_differing: 1,
+    };
+    let history = vec![
+        HistoryFile {
+            repo_id: "r-ledger".into(),
+            version: "1.0".into(),
+            path: "src/ledger/accounts.py".into(),
+            sha256: "same".into(),
+            content: None,
+            reason: None,
+        },
+        HistoryFile {
+            repo_id: "r-ledger".into(),
+            version: "1.0".into(),
+            path: "src/ledger/service.py".into(),
+            sha256: "old".into(),
+            content: Some("def open_account(name):\n    return name\n\ndef unchanged( ):\n    return len( [ ] )  # the same code\n".into()),
+            reason: None,
+        },
+    ];
+    schemas::write_table(dir, &[snapshot]).unwrap();
+    schemas::write_table(dir, &history).unwrap();
     let files = vec![
         file("r-tiny", "tiny.py", "source", Some("def f(:\n    pass\n\ndef g():\n    return h()\n")),
         file("r-ledger", "src/ledger/__init__.py", "source", Some("from .service import open_account\n")),
@@ -141,18 +183,33 @@ fn writes_modules_functions_and_references() {
         "def open_account(name):\n    \"\"\"Open one.\"\"\"\n    return Account(name, os.getcwd())"
     );
     assert_eq!(open.function_id.len(), 32);
-    assert_eq!(
-        open.after_cutoff,
-        Some(true),
-        "lines 6-7 changed after the cutoff"
+    // Dated by its code against the release before the cutoff, not by the release.
+    let dated = |f: &Function| {
+        (
+            f.after_cutoff,
+            f.code_date.map(Timestamp::date_string),
+            f.first_seen.clone(),
+            f.code_date_source,
+        )
+    };
+    let history = Some(CodeDateSource::ReleaseHistory);
+    let old = (
+        Some(false),
+        Some("2023-06-01".into()),
+        Some("1.0".into()),
+        history,
     );
-    assert_eq!(functions[2].after_cutoff, Some(false));
+    let new = (Some(true), Some("2024-06-01".into()), None, history);
     assert_eq!(
-        functions[3].after_cutoff,
-        Some(true),
-        "published after the cutoff"
+        dated(&functions[0]),
+        old,
+        "in a file identical to the baseline's"
     );
+    assert_eq!(dated(open), new, "its code changed after the cutoff");
+    assert_eq!(dated(&functions[2]), old, "only reformatted");
+    assert_eq!(dated(&functions[3]), new, "a new file");
     assert_eq!(functions[4].after_cutoff, None, "no cutoff");
+    assert_eq!(functions[4].code_date, None, "no date at all");
     assert!(functions[4].has_syntax_error && !functions[5].has_syntax_error);
 
     let refs: Vec<Reference> = schemas::read_table(tmp.path()).unwrap();

@@ -409,11 +409,20 @@ fn save(
 ) -> anyhow::Result<()> {
     let mut tasks = Vec::new();
     let mut cases = Vec::new();
-    let ordered = candidates
-        .iter()
-        .filter_map(|(f, _)| done.get(&f.function_id))
-        .chain(others.iter());
-    for s in ordered {
+    for (f, _) in candidates {
+        let Some(s) = done.get(&f.function_id) else {
+            continue;
+        };
+        // The code's date is the function's, as resolve has it now: not a product of the
+        // synthesis, so a kept task takes the current one.
+        let mut task = s.task.clone();
+        task.code_date = f.code_date;
+        task.code_date_source = f.code_date_source;
+        task.after_cutoff = f.after_cutoff;
+        tasks.push(task);
+        cases.extend(s.cases.iter().cloned());
+    }
+    for s in others {
         tasks.push(s.task.clone());
         cases.extend(s.cases.iter().cloned());
     }

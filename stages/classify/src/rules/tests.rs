@@ -30,6 +30,10 @@ fn func(name: &str) -> Function {
         lines: 5,
         complexity: 2,
         has_syntax_error: false,
+        code_hash: String::new(),
+        code_date: None,
+        code_date_source: None,
+        first_seen: None,
         after_cutoff: None,
     }
 }

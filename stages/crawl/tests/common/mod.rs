@@ -116,6 +116,40 @@ impl Server {
     }
 }
 
+/// Serves the project document `/pypi/{name}/json` of `latest`, with every release of
+/// `all` under `releases` (their sdists, or wheels when `wheel`; `yanked` ones marked), as
+/// the package index lists a project's history.
+pub fn serve_project(server: &Server, latest: &Release<'_>, all: &[&Release<'_>]) {
+    let mut releases = serde_json::Map::new();
+    for r in all {
+        server.serve(&format!("/files/{}", r.file), r.archive.clone());
+        let entry = serde_json::json!({
+            "packagetype": if r.wheel { "bdist_wheel" } else { "sdist" },
+            "filename": r.file,
+            "url": format!("{}/files/{}", server.base, r.file),
+            "digests": {"sha256": schemas::id::sha256_hex(&r.archive)},
+            "upload_time_iso_8601": r.uploaded,
+            "yanked": r.yanked,
+            "yanked_reason": if r.yanked { Some("broken") } else { None },
+        });
+        releases.insert(r.version.to_string(), serde_json::json!([entry]));
+    }
+    let doc = serde_json::json!({
+        "info": {"name": latest.name, "version": latest.version},
+        "urls": [{
+            "packagetype": "sdist", "filename": latest.file,
+            "url": format!("{}/files/{}", server.base, latest.file),
+            "digests": {"sha256": schemas::id::sha256_hex(&latest.archive)},
+            "upload_time_iso_8601": latest.uploaded,
+        }],
+        "releases": releases,
+    });
+    server.serve(
+        &format!("/pypi/{}/json", latest.name),
+        serde_json::to_vec(&doc).unwrap(),
+    );
+}
+
 /// A release to serve.
 pub struct Release<'a> {
     pub name: &'a str,
@@ -129,6 +163,10 @@ pub struct Release<'a> {
     pub license: Option<&'a str>,
     pub license_expression: Option<&'a str>,
     pub classifiers: Vec<&'a str>,
+    /// Listed as a wheel (no sdist) in the project document.
+    pub wheel: bool,
+    /// Listed as yanked in the project document.
+    pub yanked: bool,
 }
 
 impl<'a> Release<'a> {
@@ -145,6 +183,8 @@ impl<'a> Release<'a> {
             license: None,
             license_expression: None,
             classifiers: Vec::new(),
+            wheel: false,
+            yanked: false,
         }
     }
 }
@@ -172,6 +212,17 @@ pub fn tar_gz(entries: &[TarEntry<'_>]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(&b.into_inner().unwrap()).unwrap();
     e.finish().unwrap()
+}
+
+/// A zip (a wheel) of regular files.
+pub fn zip_files(files: &[(&str, &str)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (path, data) in files {
+        w.start_file(*path, opts).unwrap();
+        w.write_all(data.as_bytes()).unwrap();
+    }
+    w.finish().unwrap().into_inner()
 }
 
 /// Regular files only.

@@ -35,6 +35,8 @@ pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32
         status: status.parse().unwrap(),
         reason: (status != "ok").then(|| "coverage: 1/2 arcs".to_string()),
         cases,
+        // t1's code is newer than the cutoff, the others' is not.
+        after_cutoff: Some(id == "t1"),
         ..examples::function_task(id, repo)
     }
 }
@@ -45,7 +47,7 @@ fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
         repo_id: repo.into(),
         function_id: None,
         path: "pkg/mod.py".into(),
-        span_kind: "statement".into(),
+        span_kind: schemas::SpanKind::Statement,
         start_byte: 10,
         end_byte: 20,
         start_line: 2,
@@ -57,6 +59,9 @@ fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
         tests: (0..tests)
             .map(|i| format!("tests/test_mod.py::test_{i}"))
             .collect(),
+        code_date: None,
+        code_date_source: None,
+        after_cutoff: Some(true),
     }
 }
 
@@ -77,6 +82,9 @@ fn assertion_task(id: &str, repo: &str, variants: usize) -> AssertionTask {
                 expected: "2".into(),
             })
             .collect(),
+        code_date: None,
+        code_date_source: None,
+        after_cutoff: None,
     }
 }
 
@@ -174,6 +182,34 @@ pub fn write_tables(dir: &Path) {
             function_task("t2", "r1", "weakly_self_contained", "ok", 5),
             function_task("t3", "r2", "self_contained", "ok", 2),
             function_task("t4", "r2", "self_contained", "rejected", 0),
+        ],
+    )
+    .unwrap();
+    // r1: three functions, two of fresh code (one dated from its history); r2: one, old.
+    let dated = |id: &str, repo: &str, after: bool, source: Option<schemas::CodeDateSource>| {
+        schemas::Function {
+            after_cutoff: Some(after),
+            code_date_source: source,
+            ..examples::function(id, repo)
+        }
+    };
+    schemas::write_table(
+        dir,
+        &[
+            dated(
+                "f1",
+                "r1",
+                true,
+                Some(schemas::CodeDateSource::ReleaseHistory),
+            ),
+            dated("f2", "r1", true, Some(schemas::CodeDateSource::ReleaseDate)),
+            dated(
+                "f3",
+                "r1",
+                false,
+                Some(schemas::CodeDateSource::ReleaseHistory),
+            ),
+            dated("f4", "r2", false, None),
         ],
     )
     .unwrap();
