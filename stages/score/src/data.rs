@@ -32,8 +32,18 @@ pub struct TaskInfo {
     pub repo: String,
     /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
     pub difficulty: String,
-    /// `before_cutoff`, `after_cutoff` or `unknown`; `None` without `--cutoff`.
+    /// `before_cutoff`, `after_cutoff` or `unknown`, by the task's code date; `None` without
+    /// `--cutoff`.
     pub window: Option<String>,
+    /// The quarter of the task's code date (`2026Q2`), or `unknown`.
+    pub quarter: String,
+}
+
+/// The calendar quarter of a time, `YYYYQn`.
+pub fn quarter_of(t: Timestamp) -> String {
+    let d = t.date_string();
+    let month: u32 = d[5..7].parse().unwrap_or(1);
+    format!("{}Q{}", &d[..4], (month - 1) / 3 + 1)
 }
 
 /// The valid tasks of a dataset.
@@ -131,14 +141,26 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
         .map(|t| (t.task_id.as_str(), t))
         .collect();
     let mut repo_of: HashMap<&str, &str> = HashMap::new();
+    // When each task's code was first published (its function's code date, not the
+    // release's): the window and the contamination curve go by it.
+    let mut code_date_of: HashMap<&str, Timestamp> = HashMap::new();
     for t in &function_tasks {
         repo_of.insert(&t.task_id, &t.repo_id);
+        if let Some(d) = t.code_date {
+            code_date_of.insert(&t.task_id, d);
+        }
     }
     for t in &completion_tasks {
         repo_of.insert(&t.task_id, &t.repo_id);
+        if let Some(d) = t.code_date {
+            code_date_of.insert(&t.task_id, d);
+        }
     }
     for t in &assertion_tasks {
         repo_of.insert(&t.task_id, &t.repo_id);
+        if let Some(d) = t.code_date {
+            code_date_of.insert(&t.task_id, d);
+        }
     }
     let repos_by_id: HashMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
 
@@ -163,15 +185,11 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
         .zip(difficulty)
         .map(|(&id, difficulty)| {
             let repo_id = repo_of.get(id).copied();
-            let window = cutoff.map(|(_, at)| {
-                match repo_id
-                    .and_then(|r| repos_by_id.get(r))
-                    .and_then(|r| r.published_at)
-                {
-                    Some(p) if p >= at => "after_cutoff".to_string(),
-                    Some(_) => "before_cutoff".to_string(),
-                    None => "unknown".to_string(),
-                }
+            let code_date = code_date_of.get(id).copied();
+            let window = cutoff.map(|(_, at)| match code_date {
+                Some(p) if p > at => "after_cutoff".to_string(),
+                Some(_) => "before_cutoff".to_string(),
+                None => "unknown".to_string(),
             });
             TaskInfo {
                 task_id: id.to_string(),
@@ -183,6 +201,7 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
                 ),
                 difficulty,
                 window,
+                quarter: code_date.map_or_else(|| "unknown".to_string(), quarter_of),
             }
         })
         .collect();

@@ -73,6 +73,7 @@
 //! (its scores and the report are still written), 2 on an error: a missing run folder or
 //! executions table (run `solve` then `execute --run`), a bad `--cutoff`, an unreadable table.
 
+pub mod curve;
 pub mod data;
 pub mod difficulty;
 pub mod estimate;

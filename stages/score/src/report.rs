@@ -203,6 +203,7 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     family_class(&mut h, runs);
     difficulty(&mut h, dataset, runs);
     window(&mut h, dataset, runs);
+    contamination(&mut h, dataset, runs);
     repos(&mut h, runs);
     failures(&mut h, runs);
     method(&mut h, dataset, meta);
@@ -297,7 +298,7 @@ fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
     let _ = write!(
         h,
         "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a>\
-         <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a>\
+         <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a><a href=\"#curve\">Contamination curve</a>\
          <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
          <a href=\"#method\">Method</a></nav></header>",
         if names.len() > 1 {
@@ -489,18 +490,20 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
     let Some(cutoff) = &dataset.cutoff else {
         h.push_str(
             "<p class=\"note\">No cutoff was given. Score with <code>--cutoff YYYY-MM-DD</code> \
-             (a model's training cutoff) to compare tasks from repositories published before it \
-             with those published after it.</p></section>",
+             (a model's training cutoff) to compare tasks whose code was published before it \
+             with those whose code was published after it.</p></section>",
         );
         return;
     };
     let _ = write!(
         h,
-        "<p>Tasks are split by when their repository was published, against the cutoff \
-         <b>{}</b>. A model that does much better on code published before the cutoff than on \
-         code published after it has likely seen the older code (or code very like it) in \
-         training: its score there measures memory as much as skill. The tasks after the cutoff \
-         are the fair measure.</p>",
+        "<p>Tasks are split by when the code they are made from was first published (its code \
+         date: each function dated against the earlier releases or commits of its repository, \
+         not by the release it was crawled from), against the cutoff <b>{}</b>. A model that \
+         does much better on code published before the cutoff than on code published after it \
+         has likely seen the older code (or code very like it) in training: its score there \
+         measures memory as much as skill. The tasks after the cutoff are the fair \
+         measure.</p>",
         escape(cutoff)
     );
     h.push_str(&chart_or_note(
@@ -556,6 +559,63 @@ fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
             b.tasks,
             pct(a.pass_at_k),
             a.tasks,
+        );
+    }
+    h.push_str("</section>");
+}
+
+/// pass@1 by the quarter of the tasks' code date, one line per run.
+fn contamination(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    h.push_str("<section id=\"curve\"><h2>Contamination curve</h2>");
+    let keys: Vec<String> = groups(runs, Breakdown::Quarter)
+        .into_iter()
+        .filter(|k| k != "unknown")
+        .collect();
+    if keys.is_empty() {
+        h.push_str(
+            "<p class=\"note\">No scored task has a code date (crawl with a cutoff, so that each \
+             function is dated against the versions of its repository before it).</p></section>",
+        );
+        return;
+    }
+    let values: Vec<Vec<Option<Bar>>> = keys
+        .iter()
+        .map(|q| {
+            runs.iter()
+                .map(|r| find(r.scores, Breakdown::Quarter, q, 1).map(bar_of))
+                .collect()
+        })
+        .collect();
+    let cutoff_at = dataset
+        .cutoff
+        .as_deref()
+        .and_then(schemas::Timestamp::parse)
+        .map(crate::data::quarter_of)
+        .and_then(|c| keys.iter().position(|k| *k >= c));
+    h.push_str(
+        "<p>pass@1 by the quarter in which the tasks' code was first published, with 95% \
+         intervals. A model that has memorised older code scores higher on the quarters before \
+         its training cutoff; a curve that drops at the cutoff is that sign, a flat one is \
+         not.</p>",
+    );
+    h.push_str(&run_legend(runs));
+    h.push_str(&crate::curve::line_chart(
+        "pass@1 by quarter of the code's date",
+        &keys,
+        &series(runs),
+        &values,
+        cutoff_at,
+    ));
+    let unknown: i64 = runs
+        .iter()
+        .filter_map(|r| find(r.scores, Breakdown::Quarter, "unknown", 1))
+        .map(|s| s.tasks)
+        .max()
+        .unwrap_or(0);
+    if unknown > 0 {
+        let _ = write!(
+            h,
+            "<p class=\"note\">{unknown} scored tasks have no code date and are not on the curve.</p>"
         );
     }
     h.push_str("</section>");
@@ -753,6 +813,7 @@ mod tests {
             repo: repo.into(),
             difficulty: "low (proxy)".into(),
             window: Some("after_cutoff".into()),
+            quarter: "unknown".into(),
         };
         Dataset {
             tasks: vec![task("a", "<b>bold</b>"), task("b", "plain")],

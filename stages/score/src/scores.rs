@@ -20,6 +20,7 @@ pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
         Breakdown::Repo => Some(&t.repo),
         Breakdown::Difficulty => Some(&t.difficulty),
         Breakdown::Window => t.window.as_deref(),
+        Breakdown::Quarter => Some(&t.quarter),
     }
 }
 
@@ -31,7 +32,8 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
         Breakdown::Class => FunctionClass::TEXTS,
         Breakdown::Difficulty => &["low", "medium", "high", "unknown"],
         Breakdown::Window => &["before_cutoff", "after_cutoff", "unknown"],
-        Breakdown::Overall | Breakdown::Repo => &[],
+        // By name: for the quarter, `2025Q4` before `2026Q1`, `unknown` last.
+        Breakdown::Overall | Breakdown::Repo | Breakdown::Quarter => &[],
     };
     let base = key.strip_suffix(" (proxy)").unwrap_or(key);
     let pos = fixed.iter().position(|f| *f == base).unwrap_or(fixed.len());
@@ -155,6 +157,7 @@ mod tests {
             repo: repo.into(),
             difficulty: difficulty.into(),
             window: None,
+            quarter: "unknown".into(),
         }
     }
 

@@ -70,7 +70,7 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
 }
 
-const WIDTH: f64 = 900.0;
+pub(crate) const WIDTH: f64 = 900.0;
 const LABEL: f64 = 210.0;
 const RIGHT: f64 = 130.0;
 const PLOT: f64 = WIDTH - LABEL - RIGHT;
@@ -79,7 +79,7 @@ const BAR_GAP: f64 = 4.0;
 const GROUP_PAD: f64 = 10.0;
 const TOP: f64 = 6.0;
 const AXIS: f64 = 26.0;
-const FONT: &str =
+pub(crate) const FONT: &str =
     "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif\"";
 
 fn x_of(share: f64) -> f64 {

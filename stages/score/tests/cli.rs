@@ -110,7 +110,24 @@ fn oracle_and_null_runs_with_a_cutoff() {
         dedup.dedup();
         assert_eq!(
             dedup,
-            ["overall", "family", "class", "repo", "difficulty", "window"]
+            [
+                "overall",
+                "family",
+                "class",
+                "repo",
+                "difficulty",
+                "window",
+                "quarter"
+            ]
+        );
+        // The contamination curve's groups: the quarter of each task's code date.
+        assert_eq!(
+            groups(rows, "quarter"),
+            [
+                ("2023Q2".into(), 4),
+                ("2024Q3".into(), 4),
+                ("unknown".into(), 1)
+            ]
         );
     }
 
@@ -123,6 +140,7 @@ fn oracle_and_null_runs_with_a_cutoff() {
     assert!(html.contains("<b>oracle</b>") && html.contains("<b>null</b>"));
     assert!(html.contains("gamma&amp;co") && !html.contains("gamma&co"));
     assert!(html.contains("before_cutoff") && html.contains("after_cutoff"));
+    assert!(html.contains("id=\"curve\"") && html.matches("class=\"curve\"").count() == 2);
     assert!(html.contains("has likely seen"));
     assert!(html.contains("<b>oracle</b> is ahead") && html.contains("href=\"#compared\""));
     assert!(

@@ -83,7 +83,21 @@ pub fn write_dataset(dir: &Path) {
         repo("r-gamma", "gamma&co", None),
     ];
     schemas::write_table(dir, &repos).unwrap();
-    let tasks: Vec<FunctionTask> = (0..TASKS).map(function_task).collect();
+    // Each task's code is as old as its repository's release (what the window goes by).
+    let tasks: Vec<FunctionTask> = (0..TASKS)
+        .map(function_task)
+        .map(|t| {
+            let date = repos
+                .iter()
+                .find(|r| r.repo_id == t.repo_id)
+                .and_then(|r| r.published_at);
+            FunctionTask {
+                code_date: date,
+                code_date_source: date.map(|_| schemas::CodeDateSource::ReleaseHistory),
+                ..t
+            }
+        })
+        .collect();
     schemas::write_table(dir, &tasks).unwrap();
     let validations: Vec<Validation> = (0..TASKS).map(validation).collect();
     schemas::write_table(dir, &validations).unwrap();
