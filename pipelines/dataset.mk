@@ -10,8 +10,11 @@
 #            $(MODEL_<run>) when set (e.g. MODEL_gpt=openai:gpt-4.1-mini@https://api.openai.com/v1),
 #            else the run's name (oracle, null, mutant)
 #   JOBS     parallel jobs of the stages that take --jobs
-#   CUTOFF   a model's training cutoff (YYYY-MM-DD) for score's before/after breakdown
-#   SYNTH_ARGS, SOLVE_ARGS, EXEC_ARGS  more options for synthesize-tests, solve, execute
+#   CUTOFF   the cutoff (YYYY-MM-DD): crawl dates each function's code against the versions
+#            before it, score splits before/after it, publish (make quarterly) keeps only
+#            tasks of code newer than it
+#   CRAWL_ARGS, SYNTH_ARGS, SOLVE_ARGS, EXEC_ARGS  more options for crawl (--history N),
+#            synthesize-tests, solve, execute
 #
 # Each stage's wall time is appended to $(D)/timings.tsv (scripts/timed.sh).
 
@@ -21,7 +24,7 @@ TIMED = bash scripts/timed.sh $(D)/timings.tsv
 
 $(D)/repos.parquet $(D)/files.parquet &: $(SRC) $(SRC_DEPS) $(BIN)/crawl
 	@mkdir -p $(D)
-	$(TIMED) crawl --ok 1 -- $(BIN)/crawl --data $(D) --sources $(SRC) --cache .cache/sdists
+	$(TIMED) crawl --ok 1 -- $(BIN)/crawl --data $(D) --sources $(SRC) --cache .cache/sdists $(if $(CUTOFF),--since $(CUTOFF)) $(CRAWL_ARGS)
 
 $(D)/modules.parquet $(D)/functions.parquet $(D)/references.parquet &: $(D)/repos.parquet $(D)/files.parquet $(BIN)/resolve
 	$(TIMED) resolve -- $(BIN)/resolve --data $(D) --jobs $(JOBS)

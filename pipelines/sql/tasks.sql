@@ -1,6 +1,7 @@
 -- tasks: one row per task of every family, with its repository's name, whether execute
--- found it valid (in every validation row; null when it was not validated) and how many
--- cases judge it.
+-- found it valid (in every validation row; null when it was not validated), how many
+-- cases judge it, and whether its code is newer than the cutoff (`after_cutoff`, by the
+-- code date of what it is made from), and its repository's id.
 --
 -- One branch per family: a branch is left out when its family's table is absent, so the
 -- view holds the function tasks now and grows as mask writes completion and assertion
@@ -14,7 +15,9 @@ SELECT
     t.entry_point,
     t.status,
     v.valid,
-    t.cases
+    t.cases,
+    t.after_cutoff,
+    t.repo_id
 FROM function_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
@@ -30,7 +33,9 @@ SELECT
     CAST(NULL AS VARCHAR) AS entry_point,
     'ok' AS status,
     v.valid,
-    CAST(cardinality(t.tests) AS INT) AS cases
+    CAST(cardinality(t.tests) AS INT) AS cases,
+    t.after_cutoff,
+    t.repo_id
 FROM completion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
@@ -45,7 +50,9 @@ SELECT
     CAST(NULL AS VARCHAR) AS entry_point,
     'ok' AS status,
     v.valid,
-    CAST(1 + cardinality(t.variants) AS INT) AS cases
+    CAST(1 + cardinality(t.variants) AS INT) AS cases,
+    t.after_cutoff,
+    t.repo_id
 FROM assertion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v

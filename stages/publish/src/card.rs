@@ -167,26 +167,41 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
         "Made by freshbench {} ({commit}), table schema version {}, on {}.\n",
         manifest.freshbench_version, manifest.schema_version, manifest.date
     );
+    let s = &manifest.selection;
     match (&manifest.cutoff, manifest.cutoff_source.as_deref()) {
+        (Some(c), Some("--cutoff")) if s.include_old => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {c}.** Each task's code is dated per function against the releases \
+                 (or commits) of its repository published before the cutoff. Tasks of code \
+                 newer than the cutoff are marked `after_cutoff = true`; the {} tasks of older \
+                 code are included too, marked `after_cutoff = false`: a model whose training \
+                 data ends before the cutoff may have seen their code.\n",
+                s.tasks_old
+            );
+        }
         (Some(c), Some("--cutoff")) => {
             let _ = writeln!(
                 out,
-                "**Cutoff: {c}.** The source repositories were published after it: a model \
-                 whose training data ends before it has not seen this code.\n"
+                "**Cutoff: {c}.** Every task's code is newer than it: each function is dated \
+                 against the releases (or commits) of its repository published before the \
+                 cutoff, since a new release of a mature library is mostly old code. {} valid \
+                 tasks of older code were left out. A model whose training data ends before the \
+                 cutoff has not seen the code of these tasks.\n",
+                s.tasks_old
             );
         }
         (Some(c), _) => {
             let _ = writeln!(
                 out,
-                "**Cutoff: {c}** (the earliest cutoff the crawl of the sources had). The source \
-                 repositories were published after it: a model whose training data ends before \
-                 it has not seen this code.\n"
+                "**Cutoff: {c}** (the earliest cutoff the crawl of the sources had). The tasks \
+                 are not filtered by it: each says whether its code is newer (`after_cutoff`, \
+                 `code_date`, `code_date_source`).\n"
             );
         }
         (None, _) => {
             out.push_str(
-                "No cutoff was recorded for these sources: see each repository's publication \
-                 date below.\n\n",
+                "No cutoff was recorded for these sources: see each task's `code_date`.\n\n",
             );
         }
     }
@@ -210,7 +225,6 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
         );
     }
     out.push('\n');
-    let s = &manifest.selection;
     let _ = writeln!(
         out,
         "Of {} tasks in the dataset this snapshot was made from, {} are published: {} were \

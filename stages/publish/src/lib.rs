@@ -118,10 +118,16 @@ pub struct Args {
     /// The snapshot's date, the last part of its folder name (default: today, UTC).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub date: Option<String>,
-    /// The cutoff to record: the source repositories were published after it (default: the
-    /// earliest `cutoff` crawl recorded for the published repositories).
+    /// The cutoff: only tasks whose code is newer than it are published (their code date
+    /// known from the repository's history), unless --include-old; recorded in the manifest
+    /// and the card (default: the earliest `cutoff` crawl recorded for the published
+    /// repositories, recorded only, nothing left out for it).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub cutoff: Option<String>,
+    /// With --cutoff: publish the tasks whose code is older than the cutoff too, marked
+    /// `after_cutoff = false` (a model may have seen that code).
+    #[arg(long, requires = "cutoff")]
+    pub include_old: bool,
     /// Publish the tasks of repositories under this SPDX license id (or `ID WITH EXCEPTION`);
     /// repeatable. Replaces the default allow-list of permissive licenses.
     #[arg(long = "allow-license", value_name = "SPDX")]
@@ -139,7 +145,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "FOLDER",
-        conflicts_with_all = ["data", "out", "date", "cutoff", "allow_license", "licenses", "export"]
+        conflicts_with_all = ["data", "out", "date", "cutoff", "include_old", "allow_license", "licenses", "export"]
     )]
     pub verify: Option<PathBuf>,
 }
@@ -265,13 +271,19 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
     };
 
     let input = select::load(dataset)?;
-    let published = select::select(&input, &policy);
+    let fresh = cutoff_arg.map(|cutoff| select::Freshness {
+        cutoff,
+        include_old: args.include_old,
+    });
+    let published = select::select(&input, &policy, fresh);
     let s = &published.selection;
     tracing::info!(
         read = s.tasks_read,
         rejected = s.tasks_rejected,
         not_valid = s.tasks_not_valid,
         excluded_by_license = s.tasks_excluded_by_license,
+        old = s.tasks_old,
+        include_old = s.include_old,
         published = s.tasks_published,
         "tasks selected"
     );
@@ -286,8 +298,9 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
     }
     if s.tasks_published == 0 {
         tracing::warn!(
-            "no task to publish: none is ok, valid and of a repository whose license is \
-             allowed; nothing written (see `validations.reason` and --allow-license)"
+            "no task to publish: none is ok, valid, of a repository whose license is \
+             allowed and (with --cutoff) of code newer than the cutoff; nothing written (see \
+             `validations.reason`, --allow-license and --include-old)"
         );
         return Ok(Outcome::Lacking);
     }

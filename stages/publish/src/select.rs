@@ -1,12 +1,14 @@
-//! What goes into a snapshot: the valid tasks of repositories whose license is allowed,
-//! and the rows of the other tables that belong to them.
+//! What goes into a snapshot: the valid tasks of repositories whose license is allowed
+//! (and, with `--cutoff`, whose code is newer than it), and the rows of the other tables
+//! that belong to them.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Context as _;
 use schemas::{
-    AssertionTask, CompletionTask, FunctionTask, Repo, Slice, Table, TestCase, Validation,
+    AssertionTask, CodeDateSource, CompletionTask, FunctionTask, Repo, Slice, Table, TestCase,
+    Timestamp, Validation,
 };
 use serde::Serialize;
 
@@ -98,6 +100,13 @@ pub struct Selection {
     pub tasks_not_valid: usize,
     /// Valid tasks of repositories whose license is not allowed.
     pub tasks_excluded_by_license: usize,
+    /// Valid tasks whose code is not known to be newer than the cutoff, left out (or kept,
+    /// marked `after_cutoff = false`, with `--include-old`).
+    #[serde(default)]
+    pub tasks_old: usize,
+    /// Whether the old tasks were kept (`--include-old`).
+    #[serde(default)]
+    pub include_old: bool,
     /// Tasks published.
     pub tasks_published: usize,
 }
@@ -121,10 +130,32 @@ pub struct Published {
     pub granted: BTreeMap<String, Vec<String>>,
 }
 
+/// Which tasks' code is new enough: with a cutoff, a task is new when its code date is
+/// after it and known from the repository's history (`release_history`, `git_history`); a
+/// date that is only the release's (`release_date`) is an upper bound and proves nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    pub cutoff: Timestamp,
+    /// Keep the old tasks too (marked `after_cutoff = false`).
+    pub include_old: bool,
+}
+
+impl Freshness {
+    /// Whether code of this date and source is newer than the cutoff.
+    pub fn is_new(&self, date: Option<Timestamp>, source: Option<CodeDateSource>) -> bool {
+        matches!(
+            source,
+            Some(CodeDateSource::ReleaseHistory | CodeDateSource::GitHistory)
+        ) && date.is_some_and(|d| d > self.cutoff)
+    }
+}
+
 /// Picks the rows to publish: tasks that are `ok` (function tasks) and `valid`, of
-/// repositories whose license the policy allows; their cases, validations and slices; the
-/// repositories that have at least one. Rows keep their order in the input tables.
-pub fn select(input: &Input, policy: &Policy) -> Published {
+/// repositories whose license the policy allows, and (with `fresh`) whose code is newer
+/// than the cutoff; their cases, validations and slices; the repositories that have at
+/// least one. Rows keep their order in the input tables; with `fresh`, the tasks'
+/// `after_cutoff` says how they stand against its cutoff.
+pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Published {
     let valid: HashSet<&str> = input
         .validations
         .iter()
@@ -133,36 +164,55 @@ pub fn select(input: &Input, policy: &Policy) -> Published {
         .collect();
     let mut sel = Selection::default();
 
-    // (task id, repo id) of every valid task, all families.
+    // Whether a task's code is new enough (always, without a cutoff).
+    let new_enough = |date, source| fresh.is_none_or(|f| f.is_new(date, source));
+    let include_old = fresh.is_some_and(|f| f.include_old);
+    sel.include_old = include_old;
+    // (task id, repo id) of every valid task, all families, new enough unless old ones are
+    // kept.
     let mut candidates: Vec<(&str, &str)> = Vec::new();
+    let admit = |sel: &mut Selection, new: bool| -> bool {
+        if !new {
+            sel.tasks_old += 1;
+        }
+        new || include_old
+    };
     for t in &input.function_tasks {
         sel.tasks_read += 1;
         if t.status != schemas::TaskStatus::Ok {
             sel.tasks_rejected += 1;
-        } else if valid.contains(t.task_id.as_str()) {
-            candidates.push((&t.task_id, &t.repo_id));
-        } else {
+        } else if !valid.contains(t.task_id.as_str()) {
             sel.tasks_not_valid += 1;
+        } else if admit(&mut sel, new_enough(t.code_date, t.code_date_source)) {
+            candidates.push((&t.task_id, &t.repo_id));
         }
     }
     let others = input
         .completion_tasks
         .iter()
         .flatten()
-        .map(|t| (t.task_id.as_str(), t.repo_id.as_str()))
-        .chain(
-            input
-                .assertion_tasks
-                .iter()
-                .flatten()
-                .map(|t| (t.task_id.as_str(), t.repo_id.as_str())),
-        );
-    for (task, repo) in others {
+        .map(|t| {
+            (
+                t.task_id.as_str(),
+                t.repo_id.as_str(),
+                t.code_date,
+                t.code_date_source,
+            )
+        })
+        .chain(input.assertion_tasks.iter().flatten().map(|t| {
+            (
+                t.task_id.as_str(),
+                t.repo_id.as_str(),
+                t.code_date,
+                t.code_date_source,
+            )
+        }));
+    for (task, repo, date, source) in others {
         sel.tasks_read += 1;
-        if valid.contains(task) {
-            candidates.push((task, repo));
-        } else {
+        if !valid.contains(task) {
             sel.tasks_not_valid += 1;
+        } else if admit(&mut sel, new_enough(date, source)) {
+            candidates.push((task, repo));
         }
     }
 
@@ -214,11 +264,19 @@ pub fn select(input: &Input, policy: &Policy) -> Published {
         .sort_by(|a, b| (&a.name, &a.version, &a.repo_id).cmp(&(&b.name, &b.version, &b.repo_id)));
 
     let keep = |id: &str| published.contains(id);
+    // The mark of each task against the cutoff in force.
+    let mark = |date, source, own: Option<bool>| match fresh {
+        Some(f) => Some(f.is_new(date, source)),
+        None => own,
+    };
     let function_tasks: Vec<FunctionTask> = input
         .function_tasks
         .iter()
         .filter(|t| keep(&t.task_id))
-        .cloned()
+        .map(|t| FunctionTask {
+            after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
+            ..t.clone()
+        })
         .collect();
     let out_repos: Vec<Repo> = input
         .repos
@@ -258,14 +316,20 @@ pub fn select(input: &Input, policy: &Policy) -> Published {
             .iter()
             .flatten()
             .filter(|t| keep(&t.task_id))
-            .cloned()
+            .map(|t| CompletionTask {
+                after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
+                ..t.clone()
+            })
             .collect(),
         assertion_tasks: input
             .assertion_tasks
             .iter()
             .flatten()
             .filter(|t| keep(&t.task_id))
-            .cloned()
+            .map(|t| AssertionTask {
+                after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
+                ..t.clone()
+            })
             .collect(),
         slices: input
             .slices

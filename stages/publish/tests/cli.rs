@@ -557,12 +557,55 @@ fn cutoff_option_is_recorded() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let m = manifest(&tmp.path().join(format!("snap/freshbench-{DATE}")));
+    let folder = tmp.path().join(format!("snap/freshbench-{DATE}"));
+    let m = manifest(&folder);
     assert_eq!(m["cutoff"], "2026-08-15T00:00:00Z");
     assert_eq!(m["cutoff_source"], "--cutoff");
     assert!(m["exports"].as_object().unwrap().is_empty());
-    assert!(!tmp
-        .path()
-        .join(format!("snap/freshbench-{DATE}/function_tasks.jsonl"))
-        .exists());
+    assert!(!folder.join("function_tasks.jsonl").exists());
+    // Only the task whose code is known to be newer than the cutoff: t-pairs' date is only
+    // its release's (an upper bound), t-words has none; t-gpl's license keeps it out.
+    let tasks: Vec<FunctionTask> = read(&folder);
+    let got: Vec<(&str, Option<bool>)> = tasks
+        .iter()
+        .map(|t| (t.task_id.as_str(), t.after_cutoff))
+        .collect();
+    assert_eq!(got, [("t-clamp", Some(true))]);
+    assert_eq!(m["selection"]["tasks_old"], 3);
+    assert_eq!(m["selection"]["tasks_excluded_by_license"], 1);
+    let card = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    assert!(
+        card.contains("3 valid tasks of older code were left out"),
+        "{card}"
+    );
+
+    // --include-old keeps them, marked.
+    let out = publish(
+        tmp.path(),
+        &[
+            "--data",
+            ".",
+            "--out",
+            "snap",
+            "--date",
+            "2026-12-02",
+            "--cutoff",
+            "2026-08-15",
+            "--include-old",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let tasks: Vec<FunctionTask> = read(&tmp.path().join("snap/freshbench-2026-12-02"));
+    let got: Vec<(&str, Option<bool>)> = tasks
+        .iter()
+        .map(|t| (t.task_id.as_str(), t.after_cutoff))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("t-clamp", Some(true)),
+            ("t-words", Some(false)),
+            ("t-pairs", Some(false))
+        ]
+    );
 }

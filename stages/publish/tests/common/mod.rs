@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use schemas::{
-    examples, Family, FunctionTask, LicenseSource, PromptKind, Repo, Slice, SourceKind, TaskStatus,
-    TestCase, Timestamp, Validation,
+    examples, CodeDateSource, Family, FunctionTask, LicenseSource, PromptKind, Repo, Slice,
+    SourceKind, TaskStatus, TestCase, Timestamp, Validation,
 };
 
 pub const DATE: &str = "2026-12-01";
@@ -95,6 +95,22 @@ const PAIRS_PROMPT: &str = "def pairs(xs):\n    \"\"\"Behave as these examples s
 const PAIRS_SOLUTION: &str = "def pairs(xs):\n    return list(zip(xs, xs[1:]))\n";
 
 pub fn function_tasks() -> Vec<FunctionTask> {
+    let mut tasks = function_tasks_undated();
+    // Code dates: t-clamp's and t-gpl's code is new (2026-09-10, from release history);
+    // t-pairs' only has its release's date (an upper bound); the others have none.
+    for t in &mut tasks {
+        let (date, source) = match t.task_id.as_str() {
+            "t-clamp" | "t-gpl" => ("2026-09-10", CodeDateSource::ReleaseHistory),
+            "t-pairs" => ("2026-10-01", CodeDateSource::ReleaseDate),
+            _ => continue,
+        };
+        t.code_date = Timestamp::parse(date);
+        t.code_date_source = Some(source);
+    }
+    tasks
+}
+
+fn function_tasks_undated() -> Vec<FunctionTask> {
     let mut rejected = task(
         "t-rejected",
         "r-mit",
