@@ -122,6 +122,8 @@ bench: setup
 	$(CARGO) build --release -p crawl -p resolve -p classify -p execute -p synthesize-tests -p solve --bins
 	@echo "== resolve against the ast module"
 	bash scripts/bench-resolve.sh $(BENCH)
+	@echo "== code age: crawl + resolve with the cutoff's baseline releases against without"
+	bash scripts/bench-code-age.sh $(BENCH)
 	@echo "== execute: calls through one sandboxed worker against a fresh python per call"
 	$(RBIN)/execute-bench
 	@echo "== execute --run: a run's candidates through the sandbox against a fresh python per candidate"
