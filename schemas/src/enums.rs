@@ -84,6 +84,9 @@ text_enum! {
         Test = "test",
         /// A file that defines its dependencies.
         Dependency = "dependency",
+        /// Another file of the source tree that tests may read (fixtures, templates, data):
+        /// kept within a size budget, text in `content`, else its bytes in `bytes`.
+        Data = "data",
     }
 }
 

@@ -5,8 +5,8 @@
 //! a feature that would make `cargo build` and `cargo test` compile the workspace twice.
 
 use crate::{
-    Family, Function, FunctionClass, FunctionTask, Isolation, PromptKind, Repo, RepoStatus,
-    SearchStop, SourceKind, TaskStatus, Validation, ValidationStatus,
+    CompletionTask, Family, Function, FunctionClass, FunctionTask, Isolation, PromptKind, Repo,
+    RepoStatus, SearchStop, SourceKind, SpanKind, TaskStatus, Validation, ValidationStatus,
 };
 
 /// A crawled repository from a local path: status `ok`, no version, license or dates.
@@ -119,8 +119,39 @@ pub fn validation(task_id: &str, valid: bool) -> Validation {
         valid,
         cases: 3,
         original_seconds: 0.01,
+        mutants_total: None,
+        mutants_killed: None,
         reason: (!valid).then(|| "original_fails".to_string()),
         isolation: Isolation::Namespaces,
         input_hash: "input".into(),
+    }
+}
+
+/// A completion task of repository `repo_id`: `pkg/mod.py` with the expression `a + b`
+/// masked on line 2, judged by one test.
+pub fn completion_task(task_id: &str, repo_id: &str) -> CompletionTask {
+    let prefix = "def add(a, b):\n    return ".to_string();
+    CompletionTask {
+        task_id: task_id.into(),
+        repo_id: repo_id.into(),
+        function_id: Some("f-add".into()),
+        path: "pkg/mod.py".into(),
+        span_kind: SpanKind::Expression,
+        start_byte: prefix.len() as i64,
+        end_byte: prefix.len() as i64 + 5,
+        start_line: 2,
+        end_line: 2,
+        prefix,
+        suffix: "\n".into(),
+        reference: "a + b".into(),
+        indent: "    ".into(),
+        context: Vec::new(),
+        context_tokens: 0,
+        context_budget: 2000,
+        tests: vec!["tests/test_mod.py::test_add".into()],
+        tests_seconds: 0.01,
+        code_date: None,
+        code_date_source: None,
+        after_cutoff: None,
     }
 }

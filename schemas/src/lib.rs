@@ -29,7 +29,7 @@ pub use io::{
 };
 pub use table::Table;
 pub use tables::*;
-pub use types::Timestamp;
+pub use types::{Bytes, Timestamp};
 
 /// The version of the table contract. Bump it when any table's columns change.
 pub const SCHEMA_VERSION: u32 = 2;

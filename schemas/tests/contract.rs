@@ -42,6 +42,7 @@ fn nested_columns_round_trip() {
         content: Some("x=1".into()),
         status: FileStatus::Ok,
         reason: None,
+        bytes: None,
         changed_lines: Some(vec![LineRange { start: 1, end: 2 }]),
         line_dates: Some(vec![LineDate {
             start: 1,
@@ -49,6 +50,17 @@ fn nested_columns_round_trip() {
             date: Timestamp::parse("2026-01-02").unwrap(),
         }]),
     }];
+    // A binary data file: its bytes, every value of a byte, round trip.
+    let mut rows = rows;
+    rows.push(File {
+        path: "tests/data/blob.bin".into(),
+        kind: FileKind::Data,
+        content: None,
+        bytes: Some(schemas::Bytes((0..=255u8).collect())),
+        changed_lines: None,
+        line_dates: None,
+        ..rows[0].clone()
+    });
     write_table(dir.path(), &rows).unwrap();
     assert_eq!(read_table::<File>(dir.path()).unwrap(), rows);
     let _ = Param {

@@ -3,7 +3,7 @@
 use crate::enums::{
     Artifact, FileKind, FileStatus, LicenseSource, RepoStatus, SnapshotRole, SourceKind,
 };
-use crate::types::Timestamp;
+use crate::types::{Bytes, Timestamp};
 use crate::{record, table};
 
 table! {
@@ -75,14 +75,16 @@ table! {
         pub repo_id: String,
         /// Path relative to the repository root, `/`-separated.
         pub path: String,
-        /// `test`: under a tests folder or named test_*.py / *_test.py / conftest.py; `dependency`: pyproject.toml, setup.cfg, setup.py, requirements*.txt.
+        /// `test`: under a tests folder or named test_*.py / *_test.py / conftest.py; `dependency`: pyproject.toml, setup.cfg, setup.py, requirements*.txt; `data`: any other file of the tree within the size budget (what tests read).
         pub kind: FileKind,
         /// sha256 of the raw bytes, hex.
         pub sha256: String,
         /// Size in bytes.
         pub size: i64,
-        /// The text, UTF-8; null when the file was skipped.
+        /// The text, UTF-8; null when the file was skipped, or is a data file that is not text.
         pub content: Option<String>,
+        /// Data files that are not UTF-8 text: their bytes; null otherwise.
+        pub bytes: Option<Bytes>,
         /// Whether the content was kept.
         pub status: FileStatus,
         /// Why it was skipped (`not UTF-8`, `larger than N bytes`, ...); null when ok.

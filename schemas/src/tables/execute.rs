@@ -48,7 +48,8 @@ table! {
         pub family: Family,
         /// The original solution passes every case.
         pub original_passes: bool,
-        /// An empty solution fails.
+        /// An empty solution fails (completion tasks: every neutral fill, `pass`, `None`,
+        /// the span deleted and `raise NotImplementedError`, fails a judge test).
         pub null_fails: bool,
         /// Same results over two runs.
         pub stable: bool,
@@ -57,10 +58,15 @@ table! {
         pub status: ValidationStatus,
         /// Counts anywhere downstream (`status` is `valid`).
         pub valid: bool,
-        /// Cases run.
+        /// Cases run (completion tasks: judge tests).
         pub cases: i32,
         /// Seconds for the original (records when it ran).
         pub original_seconds: f64,
+        /// Completion tasks: mutants of the span run against the judge tests; null for
+        /// other families.
+        pub mutants_total: Option<i32>,
+        /// Of them, those some judge test fails on.
+        pub mutants_killed: Option<i32>,
         /// Why it is not valid.
         pub reason: Option<String>,
         /// The isolation the run had.

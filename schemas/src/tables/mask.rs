@@ -43,10 +43,20 @@ table! {
         pub suffix: String,
         /// The masked text (the reference answer).
         pub reference: String,
-        /// Ranked cross-file context.
+        /// The indentation of the masked span's first line (a fill is re-indented to it).
+        pub indent: String,
+        /// Ranked cross-file context, ranked from the prefix and suffix only (never the
+        /// masked text), within `context_budget`.
         pub context: Vec<ContextSnippet>,
-        /// The repository tests that execute the span (`repo_tests.node_id`).
+        /// Tokens of `context` (whitespace- and punctuation-split words, the budget's unit).
+        pub context_tokens: i32,
+        /// The token budget the context was chosen within.
+        pub context_budget: i32,
+        /// The judges: every passing, non-flaky repository test that executes the span
+        /// (`repo_tests.node_id`); together they execute every line of it.
         pub tests: Vec<String>,
+        /// Their seconds in `repo_tests`, summed (what judging one answer costs).
+        pub tests_seconds: f64,
         /// The `code_date` of the code the span is made from (its function's, else its
         /// file's newest).
         pub code_date: Option<Timestamp>,

@@ -130,6 +130,7 @@ pub fn file_row(repo_id: &str, path: &str, kind: Kind, entry: &Entry, max_file_b
             FileStatus::Ok
         },
         content,
+        bytes: None,
         reason,
         changed_lines: None,
         line_dates: None,

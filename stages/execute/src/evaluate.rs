@@ -277,6 +277,8 @@ fn validate_one(
         valid: false,
         cases: t.cases.len() as i32,
         original_seconds: 0.0,
+        mutants_total: None,
+        mutants_killed: None,
         reason: None,
         isolation: Isolation::None,
         input_hash: input_hash.to_string(),

@@ -32,6 +32,7 @@ fn file(repo_id: &str, path: &str, kind: &str, content: &str) -> File {
         reason: None,
         changed_lines: None,
         line_dates: None,
+        bytes: None,
     }
 }
 

@@ -31,6 +31,7 @@ fn file(repo_id: &str, path: &str, kind: &str, content: Option<&str>) -> File {
         reason: content.is_none().then(|| "not UTF-8".to_string()),
         changed_lines: None,
         line_dates: None,
+        bytes: None,
     }
 }
 

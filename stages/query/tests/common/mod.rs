@@ -43,25 +43,17 @@ pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32
 
 fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
     CompletionTask {
-        task_id: id.into(),
-        repo_id: repo.into(),
-        function_id: None,
-        path: "pkg/mod.py".into(),
         span_kind: schemas::SpanKind::Statement,
         start_byte: 10,
         end_byte: 20,
-        start_line: 2,
-        end_line: 2,
         prefix: "def g():\n".into(),
-        suffix: "\n".into(),
         reference: "    return 1".into(),
-        context: vec![],
         tests: (0..tests)
             .map(|i| format!("tests/test_mod.py::test_{i}"))
             .collect(),
-        code_date: None,
-        code_date_source: None,
+        function_id: None,
         after_cutoff: Some(true),
+        ..examples::completion_task(id, repo)
     }
 }
 
