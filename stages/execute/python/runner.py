@@ -751,6 +751,16 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
     cov_mod = ctx["coverage"] if req.get("coverage") else None
     cov = None
     payload = {"status": "ok"}
+    for item in req.get("overlay") or []:
+        # A replaced file that does not compile is the answer's syntax error: no test runs.
+        try:
+            compile(item["text"], item["path"], "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            payload = {"status": "exception", "detail": "overlay does not compile",
+                       "exception": ("SyntaxError", str(e)[:2000], "")}
+            flush()
+            write(rw, nonce + dumps(payload))
+            exit_(0)
     try:
         import pytest
 
@@ -985,6 +995,94 @@ class Runner:
         self.write_roots = sorted(set(os.path.abspath(p) for p in opts["write"])
                                   | {self.work, self.scratch, DEVNULL, "/dev/shm"})
 
+    # ------------------------------------------------------------------ the work folder
+
+    def snapshot_work(self):
+        """Records the work folder as copied from the tree: every file's and link's (size,
+        mtime, mode) and every folder, so that `restore_work` can undo what requests change."""
+        files, dirs = {}, set()
+        for root, dnames, fnames in os.walk(self.work):
+            rel = os.path.relpath(root, self.work)
+            dirs.add(rel)
+            for n in dnames + fnames:
+                full = os.path.join(root, n)
+                if n in dnames and not os.path.islink(full):
+                    continue
+                st = os.lstat(full)
+                files[os.path.normpath(os.path.join(rel, n))] = (st.st_size, st.st_mtime_ns, st.st_mode)
+        self.pristine = (files, dirs)
+
+    def restore_work(self):
+        """Puts the work folder back as `snapshot_work` saw it: files and folders that were
+        added are removed, changed or missing ones copied again from the tree. A folder or
+        file made unwritable is made writable first. A work folder that cannot be restored
+        ends the worker (the caller starts a fresh one, with a fresh copy)."""
+        import shutil
+        import stat as stat_mod
+
+        tree = self.opts.get("tree")
+        if not tree or getattr(self, "pristine", None) is None:
+            return
+        files, dirs = self.pristine
+        try:
+            os.chmod(self.work, 0o755)
+            for root, dnames, fnames in os.walk(self.work, topdown=True):
+                rel = os.path.relpath(root, self.work)
+                keep = []
+                for n in dnames:
+                    r = os.path.normpath(os.path.join(rel, n))
+                    full = os.path.join(root, n)
+                    if os.path.islink(full):
+                        if r not in files:
+                            os.unlink(full)
+                        continue
+                    os.chmod(full, 0o755)  # so that os.walk can list it
+                    if r in dirs:
+                        keep.append(n)
+                    else:
+                        for sub_root, _, _ in os.walk(full):
+                            os.chmod(sub_root, 0o755)
+                        shutil.rmtree(full)
+                dnames[:] = keep
+                for n in fnames:
+                    r = os.path.normpath(os.path.join(rel, n))
+                    full = os.path.join(root, n)
+                    st = os.lstat(full)
+                    want = files.get(r)
+                    if want is None:
+                        os.unlink(full)
+                    elif (st.st_size, st.st_mtime_ns, st.st_mode) != want:
+                        os.unlink(full)
+            for d in sorted(dirs):
+                os.makedirs(os.path.join(self.work, d), exist_ok=True)
+            for r, (_, _, mode) in list(files.items()):
+                dst = os.path.join(self.work, r)
+                if os.path.lexists(dst):
+                    continue
+                src = os.path.join(tree, r)
+                if stat_mod.S_ISLNK(mode):
+                    os.symlink(os.readlink(src), dst)
+                else:
+                    shutil.copy2(src, dst)
+                    os.chmod(dst, stat_mod.S_IMODE(mode))
+                st = os.lstat(dst)
+                files[r] = (st.st_size, st.st_mtime_ns, st.st_mode)
+        except OSError:
+            os._exit(75)  # EX_TEMPFAIL: the caller replaces this worker
+
+    def apply_overlay(self, overlay):
+        """Writes the request's files into the work folder (`[path, text]` pairs, paths
+        relative to it); an error message for a path outside it."""
+        for item in overlay:
+            path, text = item["path"], item["text"]
+            full = os.path.normpath(os.path.join(self.work, path))
+            if os.path.isabs(path) or not full.startswith(self.work + os.sep):
+                return "overlay path outside the work folder: %r" % (path,)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as f:
+                f.write(text)
+        return None
+
     def reap(self):
         while True:
             try:
@@ -1082,7 +1180,19 @@ class Runner:
             return self.serve_call(req)
         if kind == "pytest":
             self.end_session()
-            return self.serve_oneshot(req)
+            pristine = bool(req.get("pristine"))
+            if pristine:
+                self.restore_work()
+                err = self.apply_overlay(req.get("overlay") or [])
+                if err is not None:
+                    self.restore_work()
+                    return {"status": "harness_error", "detail": err}
+            try:
+                return self.serve_oneshot(req)
+            finally:
+                if pristine:
+                    # Whatever the request did to the work folder is undone before the next.
+                    self.restore_work()
         return {"status": "harness_error", "detail": "unknown request kind %r" % (kind,)}
 
     # ------------------------------------------------------------------ call sessions
@@ -1411,9 +1521,16 @@ class Runner:
 
             shutil.copytree(tree, self.work, symlinks=True, dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns(".git"))
+            self.snapshot_work()
         os.chdir(self.work)
-        for p in reversed(self.opts["sys_path"]):
-            sys.path.insert(0, os.path.normpath(os.path.join(self.work, p)))
+        paths = [os.path.normpath(os.path.join(self.work, p)) for p in self.opts["sys_path"]]
+        for p in reversed(paths):
+            sys.path.insert(0, p)
+        # Processes the code starts (`python -c "import pkg"`) import from the work folder
+        # too, never from the original tree: a changed file there is what they see.
+        if paths:
+            os.environ["PYTHONPATH"] = os.pathsep.join(
+                paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
         reader = open(self.proto_in, "rb")
         writer = open(self.proto_out, "wb")
 

@@ -18,7 +18,7 @@
 //! of shard files ([`schemas::shards`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write as _;
+use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -26,11 +26,13 @@ use std::time::Instant;
 use anyhow::Context as _;
 use schemas::cli::{check_run_name, CommonArgs, Outcome as StageOutcome, ResumeArgs, Shard};
 use schemas::{
-    AnswerStatus, Candidate, ExecStatus, Execution, Family, Isolation, Validation, ValidationStatus,
+    AnswerStatus, Candidate, CompletionTask, ExecStatus, Execution, Family, Isolation, Validation,
+    ValidationStatus,
 };
 
 use crate::backend::{Backend, ExecError, WorkerSpec};
 use crate::batch::Batch;
+use crate::completion::{self, CompletionOptions, Judges, RepoWorkers};
 use crate::process::{ProcessBackend, ProcessOptions};
 use crate::tasks::{self, CodeRef, Interpreters, JudgeOptions, TaskCases, Verdict};
 
@@ -48,13 +50,33 @@ pub struct EvalOptions {
     /// `--shard i/n`.
     pub shard: Option<Shard>,
     pub resume: ResumeArgs,
+    /// How completion answers are judged.
+    pub completion: CompletionOptions,
 }
 
-/// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed.
+/// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed, and the
+/// judge workers of the repositories of completion tasks.
 struct Workers<'b> {
     backend: &'b dyn Backend,
     limits: crate::backend::Limits,
     pairs: HashMap<(PathBuf, Vec<String>), (Batch<'b>, Batch<'b>)>,
+    judges: Judges<'b>,
+}
+
+/// A task of either family that execute judges.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    Function(&'a TaskCases),
+    Completion(&'a CompletionTask),
+}
+
+impl Item<'_> {
+    fn task_id(&self) -> &str {
+        match self {
+            Item::Function(t) => &t.task.task_id,
+            Item::Completion(t) => &t.task_id,
+        }
+    }
 }
 
 impl<'b> Workers<'b> {
@@ -85,6 +107,7 @@ impl<'b> Workers<'b> {
 /// when no worker may start by configuration (that error is returned).
 fn parallel<T: Sync, R: Send>(
     opts: &EvalOptions,
+    repos: &RepoWorkers,
     items: &[T],
     work: impl Fn(&mut Workers<'_>, &T) -> Result<R, ExecError> + Sync,
     mut sink: impl FnMut(R),
@@ -100,6 +123,7 @@ fn parallel<T: Sync, R: Send>(
             backend: &backend,
             limits: opts.judge.limits,
             pairs: HashMap::new(),
+            judges: Judges::new(&backend, repos, opts.completion),
         },
         work,
         |_, r| {
@@ -141,16 +165,50 @@ fn execution_hash(c: &Candidate, t: &TaskCases, placement: &str, judge: &JudgeOp
     ])
 }
 
+/// [`execution_hash`] of a completion answer: the answer, the task (its text and judges),
+/// where its repository runs, the judge's options and this build.
+fn completion_execution_hash(
+    c: &Candidate,
+    t: &CompletionTask,
+    placement: &str,
+    opts: &CompletionOptions,
+) -> String {
+    schemas::id::content_id(&[
+        b"execution/completion/1",
+        completion::validation_hash(t, placement, opts).as_bytes(),
+        &c.sample.to_le_bytes(),
+        c.status.as_str().as_bytes(),
+        c.answer.as_deref().unwrap_or("").as_bytes(),
+    ])
+}
+
+/// The tasks of both families: the `ok` function tasks and the completion tasks; either
+/// table may be absent (a dataset of one family), not both.
+fn load_tasks(dir: &Path) -> anyhow::Result<(Vec<TaskCases>, Vec<CompletionTask>)> {
+    let completions = completion::load(dir)?;
+    let functions = if completions.is_empty() || schemas::table_exists::<schemas::FunctionTask>(dir)
+    {
+        tasks::load_function_tasks(dir)?
+    } else {
+        Vec::new()
+    };
+    Ok((functions, completions))
+}
+
 // ---------------------------------------------------------------------------------------
 // Validations
 
 /// `execute --validate`.
 pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<StageOutcome> {
     let dir = common.data()?;
-    let all = tasks::load_function_tasks(dir)?;
+    let (all, completions) = load_tasks(dir)?;
     let refs: Vec<CodeRef<'_>> = all.iter().map(|t| (&t.task).into()).collect();
     let mut interp = Interpreters::plan(dir, &refs, opts.python.clone())?;
-    let hashes: HashMap<&str, String> = all
+    // The completion judges' repositories: environments and trees (cached, so quick when
+    // built before); their keys are part of the rows' hashes.
+    let completion_refs: Vec<&CompletionTask> = completions.iter().collect();
+    let repos = completion::repo_workers(dir, &completion_refs, opts.envs.as_ref())?;
+    let mut hashes: HashMap<&str, String> = all
         .iter()
         .map(|t| {
             (
@@ -159,6 +217,10 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
             )
         })
         .collect();
+    for t in &completions {
+        let h = completion::validation_hash(t, &completion::placement(&repos, t), &opts.completion);
+        hashes.insert(t.task_id.as_str(), h);
+    }
     let old: Vec<Validation> = if !opts.force && schemas::table_exists::<Validation>(dir) {
         schemas::read_table(dir).context("reading the validations written before")?
     } else {
@@ -172,17 +234,28 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         .filter(|v| hashes.get(v.task_id.as_str()) == Some(&v.input_hash))
         .map(|v| (v.task_id.clone(), v))
         .collect();
-    let todo: Vec<&TaskCases> = all
+    // Rows of tasks that are no longer in the dataset go.
+    done.retain(|id, _| hashes.contains_key(id.as_str()));
+    let todo: Vec<Item<'_>> = all
         .iter()
-        .filter(|t| !done.contains_key(&t.task.task_id))
+        .map(Item::Function)
+        .chain(completions.iter().map(Item::Completion))
+        .filter(|t| !done.contains_key(t.task_id()))
         .collect();
     tracing::info!(
-        tasks = all.len(),
+        function_tasks = all.len(),
+        completion_tasks = completions.len(),
         already_done = done.len(),
         todo = todo.len(),
-        "validating function tasks"
+        "validating tasks"
     );
-    let todo_refs: Vec<CodeRef<'_>> = todo.iter().map(|t| (&t.task).into()).collect();
+    let todo_refs: Vec<CodeRef<'_>> = todo
+        .iter()
+        .filter_map(|t| match t {
+            Item::Function(t) => Some((&t.task).into()),
+            Item::Completion(_) => None,
+        })
+        .collect();
     interp.build(&todo_refs, opts.envs.clone())?;
     let bar = schemas::cli::progress(common, todo.len() as u64, "tasks");
     let mut checkpoint = opts.resume.checkpoint()?;
@@ -193,15 +266,19 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     };
     let result = parallel(
         opts,
+        &repos,
         &todo,
-        |workers, t| {
-            validate_one(
+        |workers, t| match t {
+            Item::Function(t) => validate_one(
                 workers,
                 &interp,
                 t,
                 &hashes[t.task.task_id.as_str()],
                 &opts.judge,
-            )
+            ),
+            Item::Completion(t) => {
+                completion::validate(&mut workers.judges, t, &hashes[t.task_id.as_str()])
+            }
         },
         |v| {
             bar.inc(1);
@@ -217,6 +294,33 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     save(&done)?;
     result.context("no worker may start; the validations made so far are saved")?;
     let rows: Vec<&Validation> = done.values().collect();
+    let mut out = std::io::stdout().lock();
+    let mut lacking = false;
+    for family in [Family::Function, Family::Completion] {
+        let mine: Vec<&Validation> = rows
+            .iter()
+            .copied()
+            .filter(|v| v.family == family)
+            .collect();
+        if mine.is_empty() && family != Family::Function {
+            continue;
+        }
+        lacking |= print_validations(&mut out, family, &mine)?;
+    }
+    Ok(if lacking {
+        StageOutcome::Lacking
+    } else {
+        StageOutcome::Success
+    })
+}
+
+/// The summary of one family's validations; `true` when it lacks (no valid task among
+/// some, or rows the harness could not make).
+fn print_validations(
+    out: &mut impl Write,
+    family: Family,
+    rows: &[&Validation],
+) -> std::io::Result<bool> {
     let count = |s: ValidationStatus| rows.iter().filter(|v| v.status == s).count();
     let valid = count(ValidationStatus::Valid);
     let skipped = rows
@@ -231,14 +335,25 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         let r = v.reason.as_deref().unwrap_or("?");
         *reasons.entry(r.split(':').next().unwrap_or(r)).or_default() += 1;
     }
-    let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "validated {} function tasks: {valid} valid",
+        "validated {} {family} tasks: {valid} valid",
         rows.len()
     )?;
     for (r, n) in &reasons {
         writeln!(out, "  {r:<24} {n}")?;
+    }
+    let (total, killed) = rows
+        .iter()
+        .filter(|v| v.valid)
+        .filter_map(|v| Some((v.mutants_total?, v.mutants_killed?)))
+        .fold((0, 0), |(t, k), (a, b)| (t + a, k + b));
+    if total > 0 {
+        writeln!(
+            out,
+            "  mutants of valid tasks killed by their judges: {killed} of {total} ({:.1}%)",
+            100.0 * f64::from(killed) / f64::from(total)
+        )?;
     }
     if skipped > 0 {
         writeln!(
@@ -252,11 +367,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
             "  {infra} tasks could not be checked (infra: the harness failed); rerun the same command to check them"
         )?;
     }
-    Ok(if (valid == 0 && !rows.is_empty()) || infra > 0 {
-        StageOutcome::Lacking
-    } else {
-        StageOutcome::Success
-    })
+    Ok((valid == 0 && !rows.is_empty()) || infra > 0)
 }
 
 fn validate_one(
@@ -416,7 +527,7 @@ pub fn run_candidates(
     let mut candidates = read_candidates(&rdir)?;
     candidates.sort_by(|a, b| (&a.task_id, a.sample).cmp(&(&b.task_id, b.sample)));
     candidates.dedup_by(|a, b| a.task_id == b.task_id && a.sample == b.sample);
-    let all = tasks::load_function_tasks(dir)?;
+    let (all, completions) = load_tasks(dir)?;
     let valid: Option<BTreeSet<String>> = if schemas::table_exists::<Validation>(dir) {
         let v: Vec<Validation> = schemas::read_table(dir).context("reading validations")?;
         Some(
@@ -429,8 +540,15 @@ pub fn run_candidates(
         tracing::warn!("no validations.parquet: every ok task is run (run `execute --validate` to count only valid ones)");
         None
     };
-    let by_id: HashMap<&str, &TaskCases> =
-        all.iter().map(|t| (t.task.task_id.as_str(), t)).collect();
+    let by_id: HashMap<&str, Item<'_>> = all
+        .iter()
+        .map(|t| (t.task.task_id.as_str(), Item::Function(t)))
+        .chain(
+            completions
+                .iter()
+                .map(|t| (t.task_id.as_str(), Item::Completion(t))),
+        )
+        .collect();
     let mut unknown = 0usize;
     let mut invalid = 0usize;
     let mine: Vec<&Candidate> = candidates
@@ -439,7 +557,15 @@ pub fn run_candidates(
         .filter(|(i, _)| opts.shard.is_none_or(|s| s.holds(*i)))
         .map(|(_, c)| c)
         .filter(|c| {
-            if !by_id.contains_key(c.task_id.as_str()) {
+            let family = match by_id.get(c.task_id.as_str()) {
+                Some(Item::Function(_)) => Family::Function,
+                Some(Item::Completion(_)) => Family::Completion,
+                None => {
+                    unknown += 1;
+                    return false;
+                }
+            };
+            if family != c.family {
                 unknown += 1;
                 return false;
             }
@@ -453,7 +579,7 @@ pub fn run_candidates(
     if unknown > 0 {
         tracing::warn!(
             candidates = unknown,
-            "candidates of tasks that are not ok function tasks of this dataset are left out"
+            "candidates of tasks that are not tasks of this dataset (ok function tasks, completion tasks) are left out"
         );
     }
     if invalid > 0 {
@@ -466,19 +592,38 @@ pub fn run_candidates(
         Some(s) => schemas::shards::shard_path::<Execution>(&rdir, s),
         None => schemas::table_path::<Execution>(&rdir),
     };
+    let function_of = |c: &Candidate| match by_id[c.task_id.as_str()] {
+        Item::Function(t) => Some(t),
+        Item::Completion(_) => None,
+    };
+    let completion_of = |c: &Candidate| match by_id[c.task_id.as_str()] {
+        Item::Completion(t) => Some(t),
+        Item::Function(_) => None,
+    };
     let mine_refs: Vec<CodeRef<'_>> = mine
         .iter()
-        .map(|c| (&by_id[c.task_id.as_str()].task).into())
+        .filter_map(|c| function_of(c).map(|t| (&t.task).into()))
         .collect();
     let mut interp = Interpreters::plan(dir, &mine_refs, opts.python.clone())?;
+    let mut judged: Vec<&CompletionTask> = mine.iter().filter_map(|c| completion_of(c)).collect();
+    judged.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    judged.dedup_by(|a, b| a.task_id == b.task_id);
+    let repos = completion::repo_workers(dir, &judged, opts.envs.as_ref())?;
     let hashes: BTreeMap<(String, i32), String> = mine
         .iter()
         .map(|c| {
-            let t = by_id[c.task_id.as_str()];
-            (
-                candidate_key(c),
-                execution_hash(c, t, &interp.key_of((&t.task).into()), &opts.judge),
-            )
+            let h = match by_id[c.task_id.as_str()] {
+                Item::Function(t) => {
+                    execution_hash(c, t, &interp.key_of((&t.task).into()), &opts.judge)
+                }
+                Item::Completion(t) => completion_execution_hash(
+                    c,
+                    t,
+                    &completion::placement(&repos, t),
+                    &opts.completion,
+                ),
+            };
+            (candidate_key(c), h)
         })
         .collect();
     let mut done: BTreeMap<(String, i32), Execution> = BTreeMap::new();
@@ -505,7 +650,7 @@ pub fn run_candidates(
     );
     let todo_refs: Vec<CodeRef<'_>> = todo
         .iter()
-        .map(|c| (&by_id[c.task_id.as_str()].task).into())
+        .filter_map(|c| function_of(c).map(|t| (&t.task).into()))
         .collect();
     interp.build(&todo_refs, opts.envs.clone())?;
     let bar = schemas::cli::progress(common, todo.len() as u64, "candidates");
@@ -519,11 +664,14 @@ pub fn run_candidates(
     let t0 = Instant::now();
     let result = parallel(
         opts,
+        &repos,
         &todo,
         |workers, c| {
-            let t = by_id[c.task_id.as_str()];
             let hash = &hashes[&candidate_key(c)];
-            execute_one(workers, &interp, run, t, c, hash, &opts.judge)
+            match by_id[c.task_id.as_str()] {
+                Item::Function(t) => execute_one(workers, &interp, run, t, c, hash, &opts.judge),
+                Item::Completion(t) => execute_completion(workers, run, t, c, hash),
+            }
         },
         |e| {
             bar.inc(1);
@@ -626,6 +774,48 @@ fn execute_one(
     Ok(Execution {
         status: v.status,
         cases_passed: v.cases_passed,
+        seconds: v.seconds,
+        fingerprint: v.fingerprint,
+        detail: v.detail,
+        isolation: v.isolation,
+        ..base
+    })
+}
+
+fn execute_completion(
+    workers: &mut Workers<'_>,
+    run: &str,
+    t: &CompletionTask,
+    c: &Candidate,
+    input_hash: &str,
+) -> Result<Execution, ExecError> {
+    let base = Execution {
+        run: run.to_string(),
+        task_id: c.task_id.clone(),
+        sample: c.sample,
+        status: ExecStatus::Error,
+        cases_passed: 0,
+        cases_total: t.tests.len() as i32,
+        seconds: 0.0,
+        fingerprint: None,
+        detail: None,
+        isolation: Isolation::None,
+        input_hash: input_hash.to_string(),
+    };
+    let (Some(answer), AnswerStatus::Ok) = (&c.answer, c.status) else {
+        return Ok(Execution {
+            detail: Some(format!(
+                "no answer: {}",
+                c.error.as_deref().unwrap_or("the model gave none")
+            )),
+            ..base
+        });
+    };
+    let v = workers.judges.judge(t, answer, 0, false)?;
+    Ok(Execution {
+        status: v.status,
+        cases_passed: v.passed,
+        cases_total: v.total,
         seconds: v.seconds,
         fingerprint: v.fingerprint,
         detail: v.detail,

@@ -35,6 +35,7 @@
 
 pub mod backend;
 pub mod batch;
+pub mod completion;
 pub mod env;
 pub mod evaluate;
 pub mod process;
@@ -131,8 +132,13 @@ pub struct Args {
     /// host, outside the sandbox (by default only wheels are installed).
     #[arg(long)]
     pub allow_sdist_builds: bool,
-    /// Check every `ok` function task by running it: the original twice (hash seeds 0 and 1)
-    /// and an empty body once; writes `validations` (only valid tasks count downstream).
+    /// Check every task by running it and write `validations` (only valid tasks count
+    /// downstream). A function task: the original twice (hash seeds 0 and 1) and an empty
+    /// body once. A completion task (`completion_tasks`, written by mask): the original
+    /// fill against its judge tests twice (hash seeds 0 and 1, the second time in the
+    /// reverse order), each neutral fill (`pass`, `None`, the span deleted, `raise
+    /// NotImplementedError`) once (each must fail), and `--mutants` mutants of the span
+    /// (their kill rate is recorded).
     #[arg(long)]
     pub validate: bool,
     /// Run the answers of `runs/NAME/candidates` against their tasks' cases and write
@@ -155,6 +161,14 @@ pub struct Args {
     /// third-party packages (they are recorded as not runnable).
     #[arg(long)]
     pub no_envs: bool,
+    /// With --validate: mutants of each completion task's span that are run against its
+    /// judge tests (the share they kill is recorded; 0: none).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub mutants: usize,
+    /// With --validate or --run: a completion judge's wall-clock limit is this many seconds
+    /// plus 5 times the seconds its tests took in `repo_tests`, at most 300.
+    #[arg(long, value_name = "SECS", default_value_t = 20)]
+    pub judge_base_timeout: u64,
     #[command(flatten)]
     pub resume: ResumeArgs,
 }
@@ -260,6 +274,12 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
         python,
         shard: args.shard,
         resume: args.resume,
+        completion: completion::CompletionOptions {
+            base_wall: std::time::Duration::from_secs(args.judge_base_timeout.max(1)),
+            memory_bytes: args.memory_mb.saturating_mul(1 << 20),
+            mutants: args.mutants,
+            ..completion::CompletionOptions::default()
+        },
     };
     match &args.run {
         Some(run) if args.merge_shards => evaluate::merge_shards(&args.common, run),

@@ -83,6 +83,24 @@ pub struct PytestRun {
     pub coverage: bool,
     /// More pytest arguments.
     pub extra_args: Vec<String>,
+    /// Put the work folder back as it was copied from the tree before the run and after it
+    /// (files the code changed, added or removed), so that no request sees what an earlier
+    /// one did.
+    #[serde(default)]
+    pub pristine: bool,
+    /// Files of the work folder replaced for this run only (with `pristine`): a completion
+    /// answer spliced into its file. A replaced Python file that does not compile ends the
+    /// request before any test runs (status `exception`, type `SyntaxError`).
+    #[serde(default)]
+    pub overlay: Vec<Overlay>,
+}
+
+/// A file written into the work folder for one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overlay {
+    /// Relative to the work folder.
+    pub path: String,
+    pub text: String,
 }
 
 /// One request to a worker.

@@ -352,6 +352,72 @@ struct Pass {
     isolation: Option<Isolation>,
 }
 
+/// What a repository's tests run in, or why nothing can.
+#[derive(Debug, Clone)]
+pub enum Setup {
+    /// Its environment and its tree: the worker specification (hash seed 0) and a key of
+    /// both, for row hashes.
+    Ready {
+        spec: WorkerSpec,
+        key: String,
+        env_label: &'static str,
+    },
+    /// Its environment did not build.
+    EnvFailed {
+        env_label: &'static str,
+        message: String,
+    },
+}
+
+/// The one place a repository's tests get their worker: its environment (built once, from
+/// its dependency files) and its tree (written once), the tree's import root and its
+/// `.dist-info` on `sys.path`. The runner works in a copy of the tree and puts that copy's
+/// import root on `PYTHONPATH` too, so the subprocesses tests start import the copy (an
+/// answer spliced into it), never the original tree. Used by `--repo-tests` and by the
+/// completion judge ([`crate::completion`]).
+pub fn prepare(repo: &Repo, files: &[&File], envs: &Envs) -> anyhow::Result<Setup> {
+    let reqs = repo_requirements(repo, files);
+    tracing::info!(repo = %repo.name, requirements = ?reqs, "environment");
+    let env = envs.ensure(&reqs).context("preparing the environment")?;
+    if let EnvState::Failed { message, .. } = &env.state {
+        return Ok(Setup::EnvFailed {
+            env_label: env.state.label(),
+            message: message.clone(),
+        });
+    }
+    let sources: Vec<(&str, &str)> = files
+        .iter()
+        .filter(|f| f.status == FileStatus::Ok)
+        .filter_map(|f| f.content.as_deref().map(|c| (f.path.as_str(), c)))
+        .collect();
+    let version = repo.version.as_deref().unwrap_or("0");
+    let tree = tree::materialize(
+        &envs.config().cache_dir.join("trees"),
+        &repo.repo_id,
+        &repo.name,
+        version,
+        &sources,
+    )
+    .context("writing the repository's tree")?;
+    let spec = WorkerSpec {
+        interpreter: Some(env.python.clone()),
+        readonly: vec![tree.meta.clone()],
+        tree: Some(tree.root.clone()),
+        sys_path: vec![
+            tree.import_root.clone(),
+            tree.meta.to_string_lossy().into_owned(),
+        ],
+        env: Vec::new(),
+        preload: Vec::new(),
+        hash_seed: 0,
+    };
+    Ok(Setup::Ready {
+        key: format!("{}:{}", env.key, tree.root.display()),
+        env_label: env.state.label(),
+        spec,
+    })
+}
+
 /// Runs one repository: environment, tree, two passes; its rows and summary.
 pub fn run_repo(
     repo: &Repo,
@@ -386,56 +452,25 @@ pub fn run_repo(
         summary.no_tests = true;
         return Ok((Vec::new(), summary));
     }
-    let reqs = repo_requirements(repo, files);
-    tracing::info!(repo = %repo.name, requirements = ?reqs, "environment");
-    let env = envs.ensure(&reqs).context("preparing the environment")?;
-    summary.env = env.state.label().into();
-    summary.env_seconds = t0.elapsed().as_secs_f64();
-    if let EnvState::Failed { message, .. } = &env.state {
-        summary.env_failed = true;
-        summary.seconds = t0.elapsed().as_secs_f64();
-        let r = RepoTest {
-            seconds: summary.env_seconds,
-            ..row(ENV_NODE, TestOutcome::EnvError, Isolation::None, message)
-        };
-        return Ok((vec![r], summary));
-    }
-    let sources: Vec<(&str, &str)> = files
-        .iter()
-        .filter(|f| f.status == FileStatus::Ok)
-        .filter_map(|f| f.content.as_deref().map(|c| (f.path.as_str(), c)))
-        .collect();
-    let version = repo.version.as_deref().unwrap_or("0");
-    let tree = tree::materialize(
-        &envs.config().cache_dir.join("trees"),
-        &repo.repo_id,
-        &repo.name,
-        version,
-        &sources,
-    )
-    .context("writing the repository's tree")?;
-    let spec = WorkerSpec {
-        interpreter: Some(env.python.clone()),
-        readonly: vec![tree.meta.clone()],
-        tree: Some(tree.root.clone()),
-        sys_path: vec![
-            tree.import_root.clone(),
-            tree.meta.to_string_lossy().into_owned(),
-        ],
-        // For the subprocesses tests start (`python -c "import pkg"`), which do not get the
-        // runner's `sys.path`: the read-only original tree (the worker's own imports come
-        // first from its working copy). A later user that edits the working copy (a masked
-        // span) must know that such subprocesses see the original.
-        env: vec![(
-            "PYTHONPATH".into(),
-            format!(
-                "{}:{}",
-                tree.root.join(&tree.import_root).display(),
-                tree.meta.display()
-            ),
-        )],
-        preload: Vec::new(),
-        hash_seed: 0,
+    let spec = match prepare(repo, files, envs)? {
+        Setup::Ready {
+            spec, env_label, ..
+        } => {
+            summary.env = env_label.into();
+            summary.env_seconds = t0.elapsed().as_secs_f64();
+            spec
+        }
+        Setup::EnvFailed { env_label, message } => {
+            summary.env = env_label.into();
+            summary.env_seconds = t0.elapsed().as_secs_f64();
+            summary.env_failed = true;
+            summary.seconds = t0.elapsed().as_secs_f64();
+            let r = RepoTest {
+                seconds: summary.env_seconds,
+                ..row(ENV_NODE, TestOutcome::EnvError, Isolation::None, &message)
+            };
+            return Ok((vec![r], summary));
+        }
     };
     let limits = Limits {
         wall: opts.timeout,
@@ -503,6 +538,8 @@ fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
         node_ids,
         coverage: true,
         extra_args,
+        pristine: false,
+        overlay: Vec::new(),
     })
 }
 

@@ -182,6 +182,8 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
         node_ids: vec![],
         coverage: true,
         extra_args: vec![],
+        pristine: false,
+        overlay: vec![],
     });
     let out = run_batch(&backend(), &spec, &[req], &limits()).unwrap();
     let o = &out[0];
@@ -344,4 +346,89 @@ fn file_and_module_targets_of_a_tree_with_coverage() {
         "{cov:?}"
     );
     assert!(out[1].passes(&Value::str("X")), "{:?}", out[1]);
+}
+
+/// A pytest request with `pristine` sees the tree as copied, whatever an earlier request
+/// did to the work folder (an answer spliced in, files deleted or made unreadable, files
+/// added), and a replaced file that does not compile is a `SyntaxError` before any test.
+/// Subprocesses the tests start import from the work folder, not the original tree.
+#[test]
+fn pristine_pytest_requests_undo_what_earlier_ones_did() {
+    use execute::protocol::Overlay;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tests/data")).unwrap();
+    std::fs::write(root.join("calc.py"), "def double(x):\n    return 2 * x\n").unwrap();
+    std::fs::write(root.join("tests/data/expected.txt"), "4\n").unwrap();
+    std::fs::write(
+        root.join("tests/test_calc.py"),
+        "import os, subprocess, sys\nimport calc\n\nHERE = os.path.dirname(__file__)\n\n\
+         def test_double():\n    with open(os.path.join(HERE, 'data', 'expected.txt')) as f:\n        assert calc.double(2) == int(f.read())\n\n\
+         def test_subprocess_sees_the_work_copy():\n    out = subprocess.run([sys.executable, '-c', 'import calc; print(calc.double(3))'], capture_output=True, text=True, check=True)\n    assert out.stdout.strip() == '6'\n\n\
+         def test_vandal():\n    if os.environ.get('VANDAL_OFF') is None and os.path.exists(os.path.join(HERE, 'vandal.flag')):\n        os.remove(os.path.join(HERE, 'data', 'expected.txt'))\n        os.chmod(os.path.join(HERE, '..', 'calc.py'), 0)\n        open(os.path.join(HERE, '..', 'junk.py'), 'w').write('x = 1')\n",
+    )
+    .unwrap();
+    let spec = WorkerSpec::for_tree(root);
+    let run = |overlay: Vec<Overlay>, ids: &[&str]| {
+        Request::Pytest(PytestRun {
+            rootdir: ".".into(),
+            node_ids: ids.iter().map(|s| (*s).to_string()).collect(),
+            coverage: false,
+            extra_args: vec![],
+            pristine: true,
+            overlay,
+        })
+    };
+    let ov = |path: &str, text: &str| Overlay {
+        path: path.into(),
+        text: text.into(),
+    };
+    let both = [
+        "tests/test_calc.py::test_double",
+        "tests/test_calc.py::test_subprocess_sees_the_work_copy",
+    ];
+    let reqs = vec![
+        // An answer that is wrong: both tests fail (the subprocess sees it too).
+        run(
+            vec![ov("calc.py", "def double(x):\n    return 3 * x\n")],
+            &both,
+        ),
+        // The original again: both pass.
+        run(vec![], &both),
+        // A vandal: deletes a data file, makes calc.py unreadable, adds a file.
+        run(
+            vec![ov("tests/vandal.flag", "")],
+            &["tests/test_calc.py::test_vandal"],
+        ),
+        // Clean again.
+        run(vec![], &both),
+        // An answer that does not parse.
+        run(vec![ov("calc.py", "def double(x:\n    return\n")], &both),
+    ];
+    let mut limits = limits();
+    limits.wall = Duration::from_mins(1);
+    limits.cpu_seconds = 60;
+    let out = run_batch(&backend(), &spec, &reqs, &limits).unwrap();
+    let outcomes = |o: &execute::protocol::Outcome| {
+        o.tests
+            .iter()
+            .map(|t| t.outcome.as_str().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(outcomes(&out[0]), ["failed", "failed"], "{:?}", out[0]);
+    assert_eq!(outcomes(&out[1]), ["passed", "passed"], "{:?}", out[1]);
+    assert_eq!(outcomes(&out[2]), ["passed"], "{:?}", out[2]);
+    assert_eq!(outcomes(&out[3]), ["passed", "passed"], "{:?}", out[3]);
+    assert_eq!(out[4].status, Status::Exception, "{:?}", out[4]);
+    assert_eq!(
+        out[4].exception.as_ref().map(|e| e.type_name.as_str()),
+        Some("SyntaxError")
+    );
+    assert!(out[4].tests.is_empty());
+    // The original tree is untouched.
+    assert_eq!(
+        std::fs::read_to_string(root.join("calc.py")).unwrap(),
+        "def double(x):\n    return 2 * x\n"
+    );
+    assert!(!root.join("junk.py").exists());
 }
