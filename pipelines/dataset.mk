@@ -13,8 +13,9 @@
 #   CUTOFF   the cutoff (YYYY-MM-DD): crawl dates each function's code against the versions
 #            before it, score splits before/after it, publish (make quarterly) keeps only
 #            tasks of code newer than it
-#   CRAWL_ARGS, SYNTH_ARGS, SOLVE_ARGS, EXEC_ARGS  more options for crawl (--history N),
-#            synthesize-tests, solve, execute
+#   CRAWL_ARGS, SYNTH_ARGS, REPO_TESTS_ARGS, MASK_ARGS, SOLVE_ARGS, EXEC_ARGS  more options
+#            for crawl (--history N), synthesize-tests, execute --repo-tests, mask, solve,
+#            execute
 #
 # Each stage's wall time is appended to $(D)/timings.tsv (scripts/timed.sh).
 
@@ -35,7 +36,17 @@ $(D)/classifications.parquet: $(D)/functions.parquet $(D)/references.parquet $(B
 $(D)/function_tasks.parquet $(D)/test_cases.parquet &: $(D)/classifications.parquet $(BIN)/synthesize-tests
 	$(TIMED) synthesize-tests -- $(BIN)/synthesize-tests --data $(D) --jobs $(JOBS) $(SYNTH_ARGS)
 
-$(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(BIN)/execute
+# The repositories' own test suites (lines each test executes), then completion tasks: spans
+# those tests execute, judged by them. A repository whose environment fails or that has no
+# tests is reported (exit 1) and gives no completion task; the others go on (mask exits 1
+# when no span is executed by a passing test: a dataset of function tasks only).
+$(D)/repo_tests.parquet: $(D)/repos.parquet $(D)/files.parquet $(BIN)/execute
+	$(TIMED) repo-tests --ok 1 -- $(BIN)/execute --data $(D) --repo-tests --jobs $(JOBS) $(REPO_TESTS_ARGS)
+
+$(D)/completion_tasks.parquet: $(D)/repo_tests.parquet $(D)/functions.parquet $(BIN)/mask
+	$(TIMED) mask --ok 1 -- $(BIN)/mask --data $(D) $(MASK_ARGS)
+
+$(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(D)/completion_tasks.parquet $(BIN)/execute
 	$(TIMED) validate -- $(BIN)/execute --data $(D) --validate --jobs $(JOBS) $(EXEC_ARGS)
 
 # A run: the model's answers, then their executions.

@@ -40,6 +40,7 @@ fn the_pipeline_reruns_only_what_changed() {
         "classify",
         "synthesize-tests",
         "execute",
+        "mask",
         "solve",
         "score",
     ] {
@@ -61,6 +62,8 @@ fn the_pipeline_reruns_only_what_changed() {
         "resolve",
         "classify",
         "synthesize-tests",
+        "repo-tests",
+        "mask",
         "validate",
         "solve:oracle",
         "execute:mutant",

@@ -11,7 +11,9 @@ record! {
         pub path: String,
         /// The text offered.
         pub text: String,
-        /// Rank score (higher first).
+        /// Rank score (higher first): the tier (2: a definition the masked file imports
+        /// by name, 1: other code of a repository module it imports, 0: other files) plus
+        /// the BM25 score against the prefix and suffix, squashed into [0, 1).
         pub score: f64,
     }
 }
@@ -29,21 +31,26 @@ table! {
         pub path: String,
         /// The syntax level of the span.
         pub span_kind: SpanKind,
-        /// Byte offset where the mask starts.
+        /// Byte offset where the mask starts: an expression's first character; for
+        /// statement, block and function spans the first character of the first line's
+        /// code (the line's indentation stays in the prefix).
         pub start_byte: i64,
-        /// Byte offset just past the mask.
+        /// Byte offset just past the mask: just past the span's last character of code (a
+        /// newline or a trailing comment after it stays in the suffix).
         pub end_byte: i64,
         /// 1-based first masked line.
         pub start_line: i32,
         /// 1-based last masked line.
         pub end_line: i32,
-        /// Text before the mask.
+        /// Text before the mask; `prefix + reference + suffix` is the file's text exactly.
+        /// For statement, block and function spans it ends with `indent`.
         pub prefix: String,
         /// Text after the mask.
         pub suffix: String,
-        /// The masked text (the reference answer).
+        /// The masked text (the reference answer), without leading or trailing blank space.
         pub reference: String,
-        /// The indentation of the masked span's first line (a fill is re-indented to it).
+        /// The indentation of the masked span's first line, the end of the prefix for
+        /// statement, block and function spans (a fill's later lines are re-indented to it).
         pub indent: String,
         /// Ranked cross-file context, ranked from the prefix and suffix only (never the
         /// masked text), within `context_budget`.
