@@ -1180,6 +1180,14 @@ class Runner:
             return self.serve_call(req)
         if kind == "pytest":
             self.end_session()
+            if not getattr(self, "pytest_loaded", False):
+                # pytest imported once here, not in every forked child (most of a short
+                # run's start); its plugins and the project's modules still load per run.
+                self.pytest_loaded = True
+                try:
+                    import pytest  # noqa: F401
+                except Exception:
+                    pass  # the child reports it
             pristine = bool(req.get("pristine"))
             if pristine:
                 self.restore_work()

@@ -169,6 +169,11 @@ pub struct Args {
     /// plus 5 times the seconds its tests took in `repo_tests`, at most 300.
     #[arg(long, value_name = "SECS", default_value_t = 20)]
     pub judge_base_timeout: u64,
+    /// With --run: judge each completion answer by running every test file of its
+    /// repository, not only the tests that execute the span (for comparison: `make bench`
+    /// measures what it costs; the verdict is still the judge tests').
+    #[arg(long)]
+    pub whole_suite: bool,
     #[command(flatten)]
     pub resume: ResumeArgs,
 }
@@ -278,6 +283,7 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
             base_wall: std::time::Duration::from_secs(args.judge_base_timeout.max(1)),
             memory_bytes: args.memory_mb.saturating_mul(1 << 20),
             mutants: args.mutants,
+            whole_suite: args.whole_suite,
             ..completion::CompletionOptions::default()
         },
     };
