@@ -1,6 +1,8 @@
 //! `command:PROGRAM ARGS...`: any program that reads one task as a JSON object on stdin
-//! (`task_id`, `family`, `prompt`, `entry_point`, `sample`, `temperature`, `max_tokens`)
-//! and prints its answer on stdout. A non-zero exit or a run past `--timeout` is an error
+//! (`task_id`, `family`, `prompt`, `entry_point`, `sample`, `temperature`, `max_tokens`;
+//! completion tasks also `completion`: `path`, `span_kind`, `prefix`, `suffix`, `indent`
+//! and `context`, with `prompt` the file with `<MASK>` where the span is) and prints its
+//! answer on stdout (completion tasks: the fill, cleaned as a chat answer is). A non-zero exit or a run past `--timeout` is an error
 //! answer with the tail of stderr as the reason.
 
 use std::io::Write as _;
@@ -11,9 +13,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::openai::tail;
-use crate::prompt::{self, Api};
+use crate::prompt;
 use crate::solver::{sha256_hex, Answer, Solver};
-use crate::task::Task;
+use crate::task::{Completion, Task};
 
 /// A program to ask.
 #[derive(Debug, Clone)]
@@ -35,6 +37,32 @@ pub struct Input<'a> {
     pub sample: u32,
     pub temperature: f64,
     pub max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion: Option<CompletionInput<'a>>,
+}
+
+/// The masked file of a completion task, as the program reads it.
+#[derive(Debug, Serialize)]
+pub struct CompletionInput<'a> {
+    pub path: &'a str,
+    pub span_kind: &'a str,
+    pub prefix: &'a str,
+    pub suffix: &'a str,
+    pub indent: &'a str,
+    pub context: &'a [schemas::ContextSnippet],
+}
+
+impl<'a> From<&'a Completion> for CompletionInput<'a> {
+    fn from(c: &'a Completion) -> Self {
+        CompletionInput {
+            path: &c.path,
+            span_kind: c.span_kind.as_str(),
+            prefix: &c.prefix,
+            suffix: &c.suffix,
+            indent: &c.indent,
+            context: &c.context,
+        }
+    }
 }
 
 /// How a run of the program ended.
@@ -53,6 +81,7 @@ impl CommandSolver {
             sample,
             temperature: self.temperature,
             max_tokens: self.max_tokens,
+            completion: task.completion.as_ref().map(CompletionInput::from),
         })
         .expect("the input serializes")
     }
@@ -157,7 +186,7 @@ impl Solver for CommandSolver {
             return Ok(Answer::error(hash, why, started));
         }
         let raw = String::from_utf8_lossy(&out).into_owned();
-        let code = prompt::answer(task, Api::Chat, &raw);
+        let code = prompt::answer(task, &prompt::Options::chat(), &raw);
         Ok(Answer::ok(hash, code, raw, started))
     }
 }
@@ -174,6 +203,7 @@ mod tests {
             prompt: "def f(x):\n    \"\"\"Id.\"\"\"\n".into(),
             entry_point: "f".into(),
             canonical_solution: String::new(),
+            completion: None,
         }
     }
 
@@ -209,6 +239,34 @@ mod tests {
             a.answer.as_deref(),
             Some("def f(x):\n    \"\"\"Id.\"\"\"\n    return x\n")
         );
+    }
+
+    #[test]
+    fn completion_tasks_come_with_their_file() {
+        let t = Task::from(&schemas::examples::completion_task("c1", "r"));
+        let a = sh("cat", Duration::from_secs(10)).solve(&t, 0).unwrap();
+        let v: serde_json::Value = serde_json::from_str(a.raw.as_deref().unwrap()).unwrap();
+        assert_eq!(v["family"], "completion");
+        assert_eq!(v["prompt"], "def add(a, b):\n    return <MASK>\n");
+        assert_eq!(v["completion"]["span_kind"], "expression");
+        assert_eq!(v["completion"]["prefix"], "def add(a, b):\n    return ");
+        assert_eq!(v["completion"]["indent"], "    ");
+        assert!(
+            !a.raw.unwrap().contains("a + b"),
+            "the reference reached the program"
+        );
+        let a = sh(
+            "cat >/dev/null; printf '```python\\nreturn a + b\\n```\\n'",
+            Duration::from_secs(10),
+        )
+        .solve(&t, 0)
+        .unwrap();
+        assert_eq!(a.answer.as_deref(), Some("a + b"));
+        // Function tasks get no `completion` member.
+        let a = sh("cat", Duration::from_secs(10))
+            .solve(&task(), 0)
+            .unwrap();
+        assert!(!a.raw.unwrap().contains("\"completion\""));
     }
 
     #[test]

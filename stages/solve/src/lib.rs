@@ -1,23 +1,30 @@
 //! `solve`: a model's answers to the tasks, into `DIR/runs/<run>/candidates.parquet`.
 //!
-//! Reads `function_tasks` (status `ok`) and `validations` (only `valid` tasks; without that
-//! table it stops and says to run `execute --validate`, unless `--unvalidated`), and asks a
-//! solver ([`spec::Spec`]) for `--samples` answers per task:
-//! - the reference solvers ([`reference`]): `oracle` (the reference solution), `null` (the
-//!   entry point with an empty body) and `mutant` (one mutation from the `mutants` library
-//!   within the entry point, picked by a hash of task id and sample);
+//! Reads the task tables of `--family` (`function_tasks`, status `ok`; `completion_tasks`
+//! of mask; by default every one there is) and `validations` (only `valid` tasks, by family
+//! and task id; without that table it stops and says to run `execute --validate`, unless
+//! `--unvalidated`), and asks a solver ([`spec::Spec`]) for `--samples` answers per task:
+//! - the reference solvers ([`reference`]): `oracle` (the reference solution, or the masked
+//!   text), `null` (the entry point with an empty body; the neutral fill `None` or `pass`)
+//!   and `mutant` (one mutation from the `mutants` library within the entry point or the
+//!   masked span, picked by a hash of task id and sample);
 //! - `openai:MODEL@URL` ([`openai`]): an OpenAI-compatible endpoint, chat or completions,
 //!   with retries and backoff, and an answer cache ([`cache`]) so a rerun asks nothing twice;
+//!   `openai-fim:MODEL@URL` asks the completions endpoint with fill-in-the-middle prompts
+//!   for completion tasks ([`prompt::fim`]: the format from `--fim-preset`, the model name
+//!   or `--fim-prefix`/`--fim-suffix`/`--fim-middle`);
 //! - `command:PROGRAM` ([`command`]): a program reading the task as JSON on stdin.
 //!
-//! The prompt is built per task family ([`prompt`]) and the model's text becomes code in
-//! [`clean`]; the row keeps both (`answer`, `raw`), the sha256 of the exact request sent
-//! (`prompt_hash`), tokens and latency. Rows are sorted by (task id, sample).
+//! The prompt is built per task family ([`prompt`]; completion prompts within
+//! `--prompt-budget`) and the model's text becomes code in [`clean`] (function answers)
+//! or [`fill`] (completion fills); the row keeps both (`answer`, `raw`), the sha256 of the
+//! exact request sent (`prompt_hash`), tokens and latency. Rows are sorted by (task id,
+//! sample).
 //!
 //! A rerun resumes: a row of the run's table is kept when its status is `ok` and the hash
-//! of what produced it (model spec, sampling options, the task's prompt, the sample and
-//! [`BUILD_ID`]) still matches; the (task, sample) pairs missing, in `error` or made
-//! otherwise are asked again. The table is written atomically every few seconds
+//! of what produced it (model spec, sampling and prompt options, the task's prompt, the
+//! sample and [`BUILD_ID`]) still matches; the (task, sample) pairs missing, in `error` or
+//! made otherwise are asked again. The table is written atomically every few seconds
 //! ([`schemas::cli::Checkpoint`]) while answers come in and at the end, so a killed run
 //! loses at most the answers of the last seconds. A table made with another model spec is
 //! refused (a new `--run` name, or `--force` to replace it). With `--shard i/n` the run
@@ -34,6 +41,7 @@ pub mod backoff;
 pub mod cache;
 pub mod clean;
 pub mod command;
+pub mod fill;
 pub mod openai;
 pub mod prompt;
 pub mod reference;
@@ -59,11 +67,12 @@ pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
 use crate::backoff::Backoff;
 use crate::cache::Cache;
+use crate::prompt::fim::{Custom, Fim, Order, Preset};
 use crate::prompt::Api;
 use crate::reference::Reference;
 use crate::solver::{Answer, Solver};
 use crate::spec::Spec;
-use crate::task::{Selection, Shard, Task};
+use crate::task::{Families, Family, Selection, Shard, Task};
 
 /// Ask a model (or a reference solver) for answers to the tasks, into
 /// DIR/runs/RUN/candidates.parquet.
@@ -78,14 +87,56 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub run: String,
     /// Who answers: `oracle`, `null`, `mutant` (reference solvers), `openai:MODEL@URL` (an
-    /// OpenAI-compatible API, URL its base such as `http://127.0.0.1:8000/v1`) or
-    /// `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin, prints the answer).
+    /// OpenAI-compatible API, URL its base such as `http://127.0.0.1:8000/v1`),
+    /// `openai-fim:MODEL@URL` (its completions endpoint, completion tasks asked with
+    /// fill-in-the-middle prompts in the format of --fim-preset, else the one the model's
+    /// name suggests) or `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin,
+    /// prints the answer).
     #[arg(long, value_name = "SPEC", required_unless_present = "merge_shards")]
     pub model: Option<String>,
-    /// The endpoint of `openai:` models: `chat` (/chat/completions) or `completions`
-    /// (/completions; the answer is the prompt followed by the completion).
-    #[arg(long, value_enum, default_value_t = Api::Chat)]
-    pub api: Api,
+    /// The task families to solve: `function` (`function_tasks`), `completion`
+    /// (`completion_tasks`) or `all` (every one of those tables that is there).
+    #[arg(long, value_enum, value_name = "FAMILY", default_value_t = Families::All)]
+    pub family: Families,
+    /// The endpoint of `openai:` models: `chat` (/chat/completions; the default) or
+    /// `completions` (/completions; function tasks: the answer is the prompt followed by the
+    /// completion; completion tasks need a FIM format, --fim-preset). `openai-fim:` models
+    /// always use `completions`.
+    #[arg(long, value_enum)]
+    pub api: Option<Api>,
+    /// The fill-in-the-middle format of completion tasks on the completions endpoint:
+    /// `starcoder` (`<fim_prefix>`, `<fim_suffix>`, `<fim_middle>`, `<file_sep>`),
+    /// `codellama` (`<PRE>`, `<SUF>`, `<MID>`), `deepseek` (`<｜fim▁begin｜>`,
+    /// `<｜fim▁hole｜>`, `<｜fim▁end｜>`), `qwen` (`<|fim_prefix|>`, `<|fim_suffix|>`,
+    /// `<|fim_middle|>`, `<|file_sep|>`) or `codestral` (`[SUFFIX]`, `[PREFIX]`, suffix
+    /// first).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub fim_preset: Option<Preset>,
+    /// A custom FIM sentinel put before the prefix (overrides the preset's; without a
+    /// preset, give --fim-suffix and --fim-middle too).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub fim_prefix: Option<String>,
+    /// A custom FIM sentinel put before the suffix.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub fim_suffix: Option<String>,
+    /// A custom FIM sentinel after which the model writes the middle (may be empty with
+    /// --fim-order spm).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub fim_middle: Option<String>,
+    /// A custom separator put before each context file (`SEP PATH` then its text); without
+    /// one, context files go into the prefix under `# file: PATH` comments.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub fim_file_sep: Option<String>,
+    /// The order of a custom FIM format: `psm` (prefix, suffix, middle) or `spm` (suffix
+    /// first).
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub fim_order: Option<Order>,
+    /// Most tokens (words and punctuation marks) of a completion task's prompt: context,
+    /// prefix and suffix together. Over it, the lowest ranked context snippets go, then
+    /// whole lines from the start of the prefix and the end of the suffix (said in the
+    /// prompt as `# [N lines omitted]`).
+    #[arg(long, value_name = "N", default_value_t = prompt::DEFAULT_BUDGET)]
+    pub prompt_budget: usize,
     /// The environment variable holding the API key (sent as a bearer token; unset is fine
     /// for local servers).
     #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
@@ -116,7 +167,7 @@ pub struct Args {
     /// Neither read nor write the answer cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Only this task (a `task_id` of `function_tasks`); repeatable.
+    /// Only this task (a `task_id` of `function_tasks` or `completion_tasks`); repeatable.
     #[arg(long = "task", value_name = "ID")]
     pub tasks: Vec<String>,
     /// At most N tasks (the first in task id order, after --task and before --shard).
@@ -157,6 +208,13 @@ impl Args {
         if self.max_tokens == 0 {
             anyhow::bail!("--max-tokens 0: give at least 1");
         }
+        if self.prompt_budget < prompt::completion::OVERHEAD * 2 {
+            anyhow::bail!(
+                "--prompt-budget {}: give at least {}",
+                self.prompt_budget,
+                prompt::completion::OVERHEAD * 2
+            );
+        }
         if !self.temperature.is_finite() || self.temperature < 0.0 {
             anyhow::bail!("--temperature {}: give a number >= 0", self.temperature);
         }
@@ -184,22 +242,78 @@ impl Args {
         })
     }
 
+    /// How prompts are made for `spec` (`Err`: options that do not go together).
+    fn prompt_options(&self, spec: &Spec) -> anyhow::Result<prompt::Options> {
+        let custom = Custom {
+            prefix: self.fim_prefix.clone(),
+            suffix: self.fim_suffix.clone(),
+            middle: self.fim_middle.clone(),
+            file_sep: self.fim_file_sep.clone(),
+            order: self.fim_order,
+        };
+        let given = self.fim_preset.is_some() || !custom.is_empty();
+        let (api, fim) = match spec {
+            Spec::OpenAi {
+                model, fim: true, ..
+            } => {
+                if self.api == Some(Api::Chat) {
+                    anyhow::bail!("--api chat: `openai-fim:` models are asked on the completions endpoint; use `openai:{model}@URL` for the chat endpoint");
+                }
+                let preset = self.fim_preset.or_else(|| Preset::detect(model));
+                let fim = Fim::resolve(preset, &custom).map_err(anyhow::Error::msg)?;
+                let Some(fim) = fim else {
+                    anyhow::bail!(
+                        "--model openai-fim:{model}: the model's name suggests no FIM format; give --fim-preset (starcoder, codellama, deepseek, qwen, codestral) or --fim-prefix, --fim-suffix and --fim-middle"
+                    );
+                };
+                (Api::Completions, Some(fim))
+            }
+            Spec::OpenAi { fim: false, .. } => {
+                let api = self.api.unwrap_or(Api::Chat);
+                let fim = Fim::resolve(self.fim_preset, &custom).map_err(anyhow::Error::msg)?;
+                if api == Api::Chat && fim.is_some() {
+                    anyhow::bail!("--fim-preset and --fim-*: fill-in-the-middle prompts are for the completions endpoint; add --api completions or give --model openai-fim:MODEL@URL");
+                }
+                (api, fim)
+            }
+            _ => {
+                if given {
+                    tracing::warn!(model = %spec, "--fim-* options apply to `openai:` models only; ignored");
+                }
+                (self.api.unwrap_or(Api::Chat), None)
+            }
+        };
+        Ok(prompt::Options {
+            api,
+            fim,
+            budget: self.prompt_budget,
+        })
+    }
+
     /// The hash of what produces an answer of `model` to `task`'s `sample` (a row is kept
-    /// on a rerun only while it matches).
-    fn input_hash(&self, model: &str, task: &Task, sample: u32) -> String {
-        let options = format!(
+    /// on a rerun only while it matches): for models asked over HTTP the prompt options
+    /// (budget and FIM format of completion tasks) too.
+    fn input_hash(&self, spec: &Spec, opts: &prompt::Options, task: &Task, sample: u32) -> String {
+        let mut options = format!(
             "api={:?} temperature={} max_tokens={}",
-            self.api,
+            opts.api,
             self.temperature.to_bits(),
             self.max_tokens
         );
+        let digest = opts.digest(task.family);
+        if matches!(spec, Spec::OpenAi { .. }) && !digest.is_empty() {
+            options.push(' ');
+            options.push_str(&digest);
+        }
         schemas::id::content_id(&[
-            b"candidate/1",
+            b"candidate/2",
             BUILD_ID.as_bytes(),
-            model.as_bytes(),
+            spec.to_string().as_bytes(),
             options.as_bytes(),
             task.task_id.as_bytes(),
+            task.family.as_str().as_bytes(),
             task.prompt.as_bytes(),
+            task.prompt_digest().as_bytes(),
             task.entry_point.as_bytes(),
             task.canonical_solution.as_bytes(),
             &sample.to_le_bytes(),
@@ -217,18 +331,20 @@ impl Args {
         ))
     }
 
-    fn solver(&self, spec: &Spec) -> Box<dyn Solver> {
+    fn solver(&self, spec: &Spec, opts: &prompt::Options) -> Box<dyn Solver> {
         let timeout = Duration::from_secs_f64(self.timeout);
         match spec {
             Spec::Oracle => Box::new(Reference::Oracle),
             Spec::Null => Box::new(Reference::Null),
             Spec::Mutant => Box::new(Reference::Mutant),
-            Spec::OpenAi { model, base_url } => Box::new(openai::OpenAi::new(
+            Spec::OpenAi {
+                model, base_url, ..
+            } => Box::new(openai::OpenAi::new(
                 openai::Config {
                     spec: spec.to_string(),
                     model: model.clone(),
                     base_url: base_url.clone(),
-                    api: self.api,
+                    prompt: opts.clone(),
                     api_key: std::env::var(&self.api_key_env)
                         .ok()
                         .filter(|k| !k.trim().is_empty()),
@@ -331,16 +447,31 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let given = args.model.as_deref().unwrap_or_default();
     let spec: Spec = given.parse()?;
     let model = spec.to_string();
+    let opts = args.prompt_options(&spec)?;
     let dir = args.common.data()?;
     let tasks = task::load(
         dir,
         &Selection {
+            families: args.family,
             unvalidated: args.unvalidated,
             tasks: args.tasks.clone(),
             limit: args.limit,
             shard: args.shard,
         },
     )?;
+    let completions = tasks
+        .iter()
+        .filter(|t| t.family == Family::Completion)
+        .count();
+    if matches!(spec, Spec::OpenAi { .. })
+        && opts.api == Api::Completions
+        && opts.fim.is_none()
+        && completions > 0
+    {
+        anyhow::bail!(
+            "{completions} completion tasks and --api completions without a fill-in-the-middle format: give --fim-preset (or --fim-prefix, --fim-suffix and --fim-middle), use --api chat, or leave them out with --family function"
+        );
+    }
     let path = args.out_path()?;
     let mut rows: BTreeMap<Key, Candidate> = existing_rows(&path, &model, args.force)?
         .into_iter()
@@ -349,7 +480,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let wanted: Vec<(&Task, u32, String)> = tasks
         .iter()
         .flat_map(|t| (0..args.samples).map(move |s| (t, s)))
-        .map(|(t, s)| (t, s, args.input_hash(&model, t, s)))
+        .map(|(t, s)| (t, s, args.input_hash(&spec, &opts, t, s)))
         .collect();
     // Kept: an answer made from exactly this (model, options, prompt, sample, build).
     let keep = |c: &Candidate, hash: &str| c.status == AnswerStatus::Ok && c.input_hash == hash;
@@ -372,6 +503,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         run = %args.run,
         model = %model,
         tasks = tasks.len(),
+        completion_tasks = completions,
         samples = args.samples,
         kept,
         to_ask = jobs.len(),
@@ -379,10 +511,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         "solving"
     );
     if tasks.is_empty() {
-        tracing::warn!("no task to solve: function_tasks has no ok (and valid) task selected");
+        tracing::warn!("no task to solve: the task tables have no ok (and valid) task selected");
     }
 
-    let solver = args.solver(&spec);
+    let solver = args.solver(&spec, &opts);
     let bar = schemas::cli::progress(&args.common, jobs.len() as u64, "answers");
     let mut checkpoint = args.resume.checkpoint()?;
     let mut save_error: Option<anyhow::Error> = None;

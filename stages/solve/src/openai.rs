@@ -21,7 +21,8 @@ pub struct Config {
     pub spec: String,
     pub model: String,
     pub base_url: String,
-    pub api: Api,
+    /// The endpoint and how prompts are made for it.
+    pub prompt: prompt::Options,
     pub api_key: Option<String>,
     pub temperature: f64,
     pub max_tokens: u32,
@@ -53,7 +54,7 @@ struct CompletionBody<'a> {
     prompt: &'a str,
     temperature: f64,
     max_tokens: u32,
-    stop: &'a [&'static str],
+    stop: &'a [String],
 }
 
 /// The request body, as sent (fields in a fixed order, whatever `serde_json`'s features).
@@ -191,7 +192,7 @@ impl OpenAi {
     }
 
     fn url(&self) -> String {
-        format!("{}{}", self.cfg.base_url, self.cfg.api.path())
+        format!("{}{}", self.cfg.base_url, self.cfg.prompt.api.path())
     }
 
     /// Sends the body, retrying as [`classify`] says; `seed` spreads the backoff.
@@ -215,7 +216,7 @@ impl OpenAi {
                     });
                     match text {
                         Ok(text) => {
-                            let mut reply = parse_reply(self.cfg.api, &text)
+                            let mut reply = parse_reply(self.cfg.prompt.api, &text)
                                 .map_err(|e| CallError::Failed(format!("{url}: {e}")))?;
                             // The latency of the request that answered (not of the retries).
                             reply.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -266,7 +267,10 @@ impl OpenAi {
 impl Solver for OpenAi {
     fn solve(&self, task: &Task, sample: u32) -> anyhow::Result<Answer> {
         let started = Instant::now();
-        let prompt = prompt::build(task, self.cfg.api);
+        let prompt = match prompt::build(task, &self.cfg.prompt) {
+            Ok(p) => p,
+            Err(e) => return Ok(Answer::error(task.prompt_digest(), e.0, started)),
+        };
         let body = request_body(
             &self.cfg.model,
             &prompt,
@@ -276,7 +280,7 @@ impl Solver for OpenAi {
         let prompt_hash = sha256_hex(&body);
         let key = cache::key(&cache::KeyParts {
             spec: &self.cfg.spec,
-            api: self.cfg.api.as_str(),
+            api: self.cfg.prompt.api.as_str(),
             temperature: self.cfg.temperature,
             max_tokens: self.cfg.max_tokens,
             sample,
@@ -284,7 +288,7 @@ impl Solver for OpenAi {
         });
         let answer = |reply: &Reply, cached: bool| Answer {
             prompt_hash: prompt_hash.clone(),
-            answer: Some(prompt::answer(task, self.cfg.api, &reply.text)),
+            answer: Some(prompt::answer(task, &self.cfg.prompt, &reply.text)),
             raw: Some(reply.text.clone()),
             error: None,
             tokens_in: reply.tokens_in,
@@ -346,7 +350,7 @@ mod tests {
         );
         let comp = Prompt::Completion {
             prompt: "def f():\n".into(),
-            stop: vec!["\ndef "],
+            stop: vec!["\ndef ".to_string()],
         };
         assert_eq!(
             request_body("m", &comp, 0.2, 8),

@@ -2,11 +2,19 @@
 //! solution: must pass every valid task), `null` (the entry point with an empty body: must
 //! fail every task) and `mutant` (the reference solution with one small semantic mutation:
 //! how well the tests tell a near miss apart).
+//!
+//! For `completion` tasks the answer is a fill: `oracle` the masked text, `null` the
+//! neutral fill of the span's level (`None` for an expression, `pass` otherwise), `mutant`
+//! the masked text with one mutation of the `mutants` library, made on the whole file
+//! (prefix, reference, suffix) restricted to the span, or on the masked text alone when the
+//! file does not parse.
 
 use std::time::Instant;
 
-use crate::solver::{seed_of, sha256_hex, Answer, Solver};
-use crate::task::Task;
+use schemas::SpanKind;
+
+use crate::solver::{seed_of, Answer, Solver};
+use crate::task::{Family, Task};
 
 /// Which reference solver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,11 +27,15 @@ pub enum Reference {
 impl Solver for Reference {
     fn solve(&self, task: &Task, sample: u32) -> anyhow::Result<Answer> {
         let started = Instant::now();
-        let hash = sha256_hex(&task.prompt);
-        let code = match self {
-            Reference::Oracle => Ok(task.canonical_solution.clone()),
-            Reference::Null => null_answer(&task.canonical_solution, &task.entry_point),
-            Reference::Mutant => mutant_answer(task, sample).map(|(_, code)| code),
+        let hash = task.prompt_digest();
+        let code = match (self, task.family) {
+            (Reference::Oracle, _) => Ok(task.canonical_solution.clone()),
+            (Reference::Null, Family::Completion) => Ok(null_fill(task).to_string()),
+            (Reference::Null, _) => null_answer(&task.canonical_solution, &task.entry_point),
+            (Reference::Mutant, Family::Completion) => {
+                mutant_fill(task, sample).map(|(_, code)| code)
+            }
+            (Reference::Mutant, _) => mutant_answer(task, sample).map(|(_, code)| code),
         };
         Ok(match code {
             Ok(code) => Answer::ok(hash, code.clone(), code, started),
@@ -83,10 +95,116 @@ pub fn mutant_answer(task: &Task, sample: u32) -> Result<(String, String), NoAns
     Ok((m.id.clone(), m.source.clone()))
 }
 
+/// The neutral fill of a completion task: `None` for an expression, `pass` for a statement,
+/// block or function (one of the fills validation checks fail).
+pub fn null_fill(task: &Task) -> &'static str {
+    match task.completion.as_ref().map(|c| c.span_kind) {
+        Some(SpanKind::Expression) => "None",
+        _ => "pass",
+    }
+}
+
+/// The mutant fill of a completion task for a sample: the mutants of the span within its
+/// file (of the masked text alone, dedented, when the file does not parse), one picked by a
+/// hash of the task id and the sample. Returns the mutant's id and the mutated span.
+pub fn mutant_fill(task: &Task, sample: u32) -> Result<(String, String), NoAnswer> {
+    let c = task
+        .completion
+        .as_ref()
+        .ok_or("mutant: a completion task without its file; this is a bug in solve")?;
+    let reference = &task.canonical_solution;
+    let whole = format!("{}{reference}{}", c.prefix, c.suffix);
+    let span = (c.prefix.len(), c.prefix.len() + reference.len());
+    let in_file = mutants::mutants(
+        &whole,
+        &mutants::Options {
+            span: Some(span),
+            ..mutants::Options::default()
+        },
+    );
+    let all: Vec<(String, String)> = match in_file {
+        Ok(all) => all
+            .into_iter()
+            .filter_map(|m| {
+                let end = m.source.len().checked_sub(c.suffix.len())?;
+                let span_text = m.source.get(c.prefix.len()..end)?;
+                (m.source.starts_with(&c.prefix) && m.source.ends_with(&c.suffix))
+                    .then(|| (m.id, span_text.to_string()))
+            })
+            .collect(),
+        Err(file_error) => {
+            let (text, indented) = dedent_fill(reference, &c.indent);
+            let all = mutants::mutants(&text, &mutants::Options::default()).map_err(|e| {
+                NoAnswer(format!(
+                    "mutant: neither the file ({file_error}) nor the masked text ({e}) parses"
+                ))
+            })?;
+            all.into_iter()
+                .map(|m| {
+                    let span_text = if indented {
+                        reindent_fill(&m.source, &c.indent)
+                    } else {
+                        m.source
+                    };
+                    (m.id, span_text)
+                })
+                .collect()
+        }
+    };
+    let all: Vec<(String, String)> = all.into_iter().filter(|(_, f)| f != reference).collect();
+    if all.is_empty() {
+        return Err(NoAnswer(
+            "mutant: no mutants: the masked span holds nothing the mutation operators change"
+                .into(),
+        ));
+    }
+    let pick = (seed_of(&task.task_id, sample) % all.len() as u64) as usize;
+    let (id, answer) = all[pick].clone();
+    tracing::debug!(task = %task.task_id, sample, mutant = %id, "mutant picked");
+    Ok((id, answer))
+}
+
+/// The masked text with the span's indentation taken off its later lines, when all of them
+/// have it (then `true`).
+fn dedent_fill(text: &str, indent: &str) -> (String, bool) {
+    let mut lines = text.split('\n');
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    if indent.is_empty()
+        || rest.is_empty()
+        || !rest
+            .iter()
+            .all(|l| l.trim().is_empty() || l.starts_with(indent))
+    {
+        return (text.to_string(), false);
+    }
+    let mut out = vec![first.to_string()];
+    out.extend(
+        rest.iter()
+            .map(|l| l.get(indent.len()..).unwrap_or("").to_string()),
+    );
+    (out.join("\n"), true)
+}
+
+/// [`dedent_fill`] undone.
+fn reindent_fill(text: &str, indent: &str) -> String {
+    text.split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || l.is_empty() {
+                l.to_string()
+            } else {
+                format!("{indent}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::Family;
+    use crate::solver::sha256_hex;
 
     const CANON: &str = "import math\n\n\ndef area(r: float) -> float:\n    \"\"\"Area of a circle.\"\"\"\n    if r < 0:\n        raise ValueError(\"negative\")\n    return math.pi * r ** 2\n";
 
@@ -99,6 +217,7 @@ mod tests {
                     .into(),
             entry_point: "area".into(),
             canonical_solution: canon.into(),
+            completion: None,
         }
     }
 
@@ -169,5 +288,116 @@ mod tests {
             let (_, a) = mutant_answer(&task(canon), s).unwrap();
             assert!(a.starts_with("def helper(x):\n    return x + 1\n"), "{a}");
         }
+    }
+
+    fn completion(
+        kind: SpanKind,
+        prefix: &str,
+        reference: &str,
+        suffix: &str,
+        indent: &str,
+    ) -> Task {
+        let mut t = schemas::examples::completion_task("c1", "r");
+        t.span_kind = kind;
+        t.prefix = prefix.into();
+        t.reference = reference.into();
+        t.suffix = suffix.into();
+        t.indent = indent.into();
+        Task::from(&t)
+    }
+
+    #[test]
+    fn completion_oracle_and_null() {
+        let t = Task::from(&schemas::examples::completion_task("c1", "r"));
+        let a = Reference::Oracle.solve(&t, 0).unwrap();
+        assert_eq!(a.answer.as_deref(), Some("a + b"));
+        assert_eq!(a.prompt_hash, t.prompt_digest());
+        assert_eq!(
+            Reference::Null.solve(&t, 0).unwrap().answer.as_deref(),
+            Some("None")
+        );
+        let block = completion(
+            SpanKind::Block,
+            "def f(x):\n    ",
+            "y = x\n    return y",
+            "\n",
+            "    ",
+        );
+        assert_eq!(
+            Reference::Null.solve(&block, 0).unwrap().answer.as_deref(),
+            Some("pass")
+        );
+    }
+
+    #[test]
+    fn completion_mutants_change_only_the_span() {
+        let t = completion(
+            SpanKind::Block,
+            "def f(x):\n    y = x + 1\n    ",
+            "if x > 0:\n        return y * 2\n    return y",
+            "\n\n\ndef g(z):\n    return z - 1\n",
+            "    ",
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for s in 0..12 {
+            let (id, fill) = mutant_fill(&t, s).unwrap();
+            assert_ne!(fill, t.canonical_solution);
+            assert_eq!(
+                mutant_fill(&t, s).unwrap(),
+                (id, fill.clone()),
+                "fixed per sample"
+            );
+            assert!(
+                fill.starts_with("if ") || fill.starts_with("pass"),
+                "{fill}"
+            );
+            seen.insert(fill);
+        }
+        assert!(seen.len() > 1);
+        // The prefix's `x + 1` and the suffix's `z - 1` are never touched: only the fill is
+        // answered, and it is a one-edit variant of the reference.
+        let (_, fill) = mutant_fill(&t, 0).unwrap();
+        assert!(!fill.contains("def g"));
+    }
+
+    #[test]
+    fn completion_mutants_of_a_fragment() {
+        // The file does not parse (a fragment): the masked text alone is mutated, dedented
+        // and indented back.
+        let t = completion(
+            SpanKind::Block,
+            "    ",
+            "x = a + b\n    y = x * 2",
+            "\n",
+            "    ",
+        );
+        for s in 0..6 {
+            let (_, fill) = mutant_fill(&t, s).unwrap();
+            assert_ne!(fill, t.canonical_solution);
+            let lines: Vec<&str> = fill.split('\n').collect();
+            assert!(lines.len() == 2 && lines[1].starts_with("    "), "{fill:?}");
+        }
+        let none = completion(
+            SpanKind::Expression,
+            "def f(a):\n    x = ",
+            "a",
+            "\n    return x\n",
+            "    ",
+        );
+        let a = Reference::Mutant.solve(&none, 0).unwrap();
+        assert!(a.error.unwrap().contains("no mutants"));
+        let broken = completion(
+            SpanKind::Expression,
+            "def f(:\n    return ",
+            "a +",
+            "\n",
+            "    ",
+        );
+        assert!(Reference::Mutant
+            .solve(&broken, 0)
+            .unwrap()
+            .error
+            .unwrap()
+            .contains("parses"));
     }
 }

@@ -1,5 +1,5 @@
 //! Model specs: which solver answers (`oracle`, `null`, `mutant`, `openai:MODEL@URL`,
-//! `command:PROGRAM ARGS...`).
+//! `openai-fim:MODEL@URL`, `command:PROGRAM ARGS...`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,15 +14,20 @@ pub enum Spec {
     /// The reference solution with one small semantic mutation.
     Mutant,
     /// An OpenAI-compatible HTTP endpoint: the model's name and the API's base URL
-    /// (`http://127.0.0.1:8000/v1`), without a trailing `/`.
-    OpenAi { model: String, base_url: String },
+    /// (`http://127.0.0.1:8000/v1`), without a trailing `/`. `fim` (`openai-fim:`): the
+    /// completions endpoint, completion tasks asked with fill-in-the-middle prompts.
+    OpenAi {
+        model: String,
+        base_url: String,
+        fim: bool,
+    },
     /// A program (and its arguments) that reads a task as JSON on stdin and prints its answer.
     Command { program: String, args: Vec<String> },
 }
 
 /// A `--model` value that is none of the forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1) or `command:PROGRAM [ARGS...]`")]
+#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1), `openai-fim:MODEL@URL` or `command:PROGRAM [ARGS...]`")]
 pub struct SpecError {
     pub spec: String,
     pub why: String,
@@ -50,7 +55,11 @@ impl FromStr for Spec {
             "mutant" => return Ok(Spec::Mutant),
             _ => {}
         }
-        if let Some(rest) = t.strip_prefix("openai:") {
+        let openai = t
+            .strip_prefix("openai:")
+            .map(|r| (r, false))
+            .or_else(|| t.strip_prefix("openai-fim:").map(|r| (r, true)));
+        if let Some((rest, fim)) = openai {
             // The URL starts at the last `@http://` or `@https://`: a model name may hold
             // an `@`, a base URL hardly ever holds `@http`.
             let at = rest
@@ -73,6 +82,7 @@ impl FromStr for Spec {
             return Ok(Spec::OpenAi {
                 model: model.to_string(),
                 base_url: base_url.to_string(),
+                fim,
             });
         }
         if let Some(rest) = t.strip_prefix("command:") {
@@ -95,7 +105,16 @@ impl fmt::Display for Spec {
             Spec::Oracle => f.write_str("oracle"),
             Spec::Null => f.write_str("null"),
             Spec::Mutant => f.write_str("mutant"),
-            Spec::OpenAi { model, base_url } => write!(f, "openai:{model}@{base_url}"),
+            Spec::OpenAi {
+                model,
+                base_url,
+                fim: false,
+            } => write!(f, "openai:{model}@{base_url}"),
+            Spec::OpenAi {
+                model,
+                base_url,
+                fim: true,
+            } => write!(f, "openai-fim:{model}@{base_url}"),
             Spec::Command { program, args } => {
                 write!(f, "command:{program}")?;
                 for a in args {
@@ -144,7 +163,8 @@ mod tests {
             parse("openai:qwen2.5-coder:7b@http://127.0.0.1:8000/v1/"),
             Ok(Spec::OpenAi {
                 model: "qwen2.5-coder:7b".into(),
-                base_url: "http://127.0.0.1:8000/v1".into()
+                base_url: "http://127.0.0.1:8000/v1".into(),
+                fim: false,
             })
         );
         // An `@` inside the model name is kept; the URL starts at the last `@http`.
@@ -152,9 +172,19 @@ mod tests {
             parse("openai:org/model@v2@https://api.example.com/v1"),
             Ok(Spec::OpenAi {
                 model: "org/model@v2".into(),
-                base_url: "https://api.example.com/v1".into()
+                base_url: "https://api.example.com/v1".into(),
+                fim: false,
             })
         );
+        assert_eq!(
+            parse("openai-fim:Qwen/Qwen2.5-Coder-7B@http://127.0.0.1:8000/v1"),
+            Ok(Spec::OpenAi {
+                model: "Qwen/Qwen2.5-Coder-7B".into(),
+                base_url: "http://127.0.0.1:8000/v1".into(),
+                fim: true,
+            })
+        );
+        assert!(parse("openai-fim:m").is_err());
         assert!(parse("openai:gpt").is_err());
         assert!(parse("openai:@http://x/v1").is_err());
         assert!(parse("openai:m@http:///v1").is_err());
@@ -181,6 +211,7 @@ mod tests {
             "null",
             "mutant",
             "openai:m@http://127.0.0.1:9/v1",
+            "openai-fim:m@http://127.0.0.1:9/v1",
             "command:sh run.sh x",
         ] {
             assert_eq!(parse(s).unwrap().to_string(), s);

@@ -1,27 +1,82 @@
-//! The tasks to solve: read from the family tables, filtered by status and validation,
-//! selected (`--task`, `--limit`) and sharded (`--shard i/n`).
+//! The tasks to solve: read from the family tables (`function_tasks`, `completion_tasks`),
+//! filtered by status and validation, selected (`--family`, `--task`, `--limit`) and sharded
+//! (`--shard i/n`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::Context as _;
-use schemas::{FunctionTask, TaskStatus, Validation};
+use schemas::{CompletionTask, ContextSnippet, FunctionTask, SpanKind, TaskStatus, Validation};
 
-/// A task family (only `function` has tasks to solve so far; `completion` and `assertion`
-/// join here, and in [`crate::prompt`], when their tables are written).
+/// A task family (`function` and `completion` have tasks to solve; `assertion` joins here,
+/// and in [`crate::prompt`], when its table is written).
 pub use schemas::Family;
 
 /// What every solver needs of a task, whatever its family.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Task {
     pub task_id: String,
     pub family: Family,
-    /// What the model gets (for `function`: imports, signature and docstring).
+    /// What the model gets (for `function`: imports, signature and docstring; for
+    /// `completion`: the file with [`MASK`] where the span is, see [`Completion::marked`]).
     pub prompt: String,
-    /// The name the answer must define.
+    /// The name the answer must define (empty for `completion`).
     pub entry_point: String,
-    /// The reference solution.
+    /// The reference solution (for `completion`: the masked text).
     pub canonical_solution: String,
+    /// The masked file of a `completion` task (`None` for other families).
+    pub completion: Option<Completion>,
+}
+
+/// The marker of the masked span in [`Task::prompt`] of completion tasks (chat prompts pick
+/// their own marker, one the file does not hold).
+pub const MASK: &str = "<MASK>";
+
+/// A `completion` task's file: the text before and after the masked span, and the context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The file's path in its repository.
+    pub path: String,
+    pub span_kind: SpanKind,
+    pub prefix: String,
+    pub suffix: String,
+    /// The indentation of the span's first line.
+    pub indent: String,
+    /// Cross-file context, best first.
+    pub context: Vec<ContextSnippet>,
+}
+
+impl Completion {
+    /// The file with `marker` in place of the span.
+    pub fn marked(&self, marker: &str) -> String {
+        format!("{}{marker}{}", self.prefix, self.suffix)
+    }
+}
+
+impl Task {
+    /// The sha256 hex of what defines the task's prompt: for `function` the prompt text, for
+    /// `completion` the path, span level, indentation, prefix, suffix and context (the
+    /// reference solvers' `prompt_hash`, and part of `input_hash`).
+    pub fn prompt_digest(&self) -> String {
+        let Some(c) = &self.completion else {
+            return crate::solver::sha256_hex(&self.prompt);
+        };
+        let mut parts: Vec<Vec<u8>> = vec![
+            b"completion/1".to_vec(),
+            c.path.as_bytes().to_vec(),
+            c.span_kind.as_str().as_bytes().to_vec(),
+            c.indent.as_bytes().to_vec(),
+            c.prefix.as_bytes().to_vec(),
+            c.suffix.as_bytes().to_vec(),
+        ];
+        for s in &c.context {
+            parts.push(s.path.as_bytes().to_vec());
+            parts.push(s.text.as_bytes().to_vec());
+            parts.push(s.score.to_bits().to_le_bytes().to_vec());
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        hex::encode(crate::solver::hash_parts(&refs))
+    }
 }
 
 impl From<&FunctionTask> for Task {
@@ -32,6 +87,28 @@ impl From<&FunctionTask> for Task {
             prompt: t.prompt.clone(),
             entry_point: t.entry_point.clone(),
             canonical_solution: t.canonical_solution.clone(),
+            completion: None,
+        }
+    }
+}
+
+impl From<&CompletionTask> for Task {
+    fn from(t: &CompletionTask) -> Self {
+        let completion = Completion {
+            path: t.path.clone(),
+            span_kind: t.span_kind,
+            prefix: t.prefix.clone(),
+            suffix: t.suffix.clone(),
+            indent: t.indent.clone(),
+            context: t.context.clone(),
+        };
+        Task {
+            task_id: t.task_id.clone(),
+            family: Family::Completion,
+            prompt: completion.marked(MASK),
+            entry_point: String::new(),
+            canonical_solution: t.reference.clone(),
+            completion: Some(completion),
         }
     }
 }
@@ -39,9 +116,33 @@ impl From<&FunctionTask> for Task {
 /// `--shard i/n`: the tasks whose index (in task id order) mod n is i-1.
 pub use schemas::cli::Shard;
 
+/// `--family`: which task tables are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Families {
+    /// `function_tasks` only.
+    Function,
+    /// `completion_tasks` only.
+    Completion,
+    /// Every family table there is.
+    #[default]
+    All,
+}
+
+impl Families {
+    pub fn holds(self, family: Family) -> bool {
+        match self {
+            Families::Function => family == Family::Function,
+            Families::Completion => family == Family::Completion,
+            Families::All => true,
+        }
+    }
+}
+
 /// Which tasks to take.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
+    /// The families to read.
+    pub families: Families,
     /// Solve tasks although `validations` is missing.
     pub unvalidated: bool,
     /// Only these task ids (empty: all).
@@ -52,20 +153,71 @@ pub struct Selection {
     pub shard: Option<Shard>,
 }
 
-/// The tasks to solve, in task id order: `function_tasks` rows with status `ok` and, when
-/// `validations` exists, `valid = true` there.
+/// Validity by (family, task id): `valid` and the reason.
+pub type Validity = BTreeMap<(Family, String), (bool, Option<String>)>;
+
+/// A task as read, with why it is not solved whatever the validations say (its status).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub task: Task,
+    /// `Some(reason)` when the task's own status rules it out.
+    pub unusable: Option<String>,
+}
+
+impl From<&FunctionTask> for Row {
+    fn from(t: &FunctionTask) -> Row {
+        Row {
+            task: Task::from(t),
+            unusable: (t.status != TaskStatus::Ok).then(|| {
+                format!(
+                    "its status is `{}` ({})",
+                    t.status,
+                    t.reason.as_deref().unwrap_or("no reason")
+                )
+            }),
+        }
+    }
+}
+
+impl From<&CompletionTask> for Row {
+    fn from(t: &CompletionTask) -> Row {
+        // mask writes only usable tasks: validation alone decides.
+        Row {
+            task: Task::from(t),
+            unusable: None,
+        }
+    }
+}
+
+/// The tasks to solve, in task id order: `function_tasks` rows with status `ok` and
+/// `completion_tasks` rows (each table when `--family` takes it and, for `all`, when it is
+/// there) that, when `validations` exists, are `valid = true` there (a row of the task's
+/// family).
 pub fn load(dir: &Path, sel: &Selection) -> anyhow::Result<Vec<Task>> {
-    let rows: Vec<FunctionTask> =
-        schemas::read_table(dir).context("reading the function tasks of synthesize-tests")?;
-    let validity: Option<BTreeMap<String, (bool, Option<String>)>> = if schemas::table_exists::<
-        Validation,
-    >(dir)
-    {
+    let mut rows: Vec<Row> = Vec::new();
+    let want_function = sel.families.holds(Family::Function);
+    let want_completion = sel.families.holds(Family::Completion);
+    let has_function = schemas::table_exists::<FunctionTask>(dir);
+    let has_completion = schemas::table_exists::<CompletionTask>(dir);
+    // `all` needs one of the tables; a single family needs its own (and says who writes it).
+    let read_function =
+        want_function && (has_function || sel.families == Families::Function || !has_completion);
+    if read_function {
+        let f: Vec<FunctionTask> =
+            schemas::read_table(dir).context("reading the function tasks of synthesize-tests")?;
+        rows.extend(f.iter().map(Row::from));
+    }
+    if want_completion && (has_completion || sel.families == Families::Completion) {
+        let c: Vec<CompletionTask> =
+            schemas::read_table(dir).context("reading the completion tasks of mask")?;
+        rows.extend(c.iter().map(Row::from));
+    }
+    let validity: Option<Validity> = if schemas::table_exists::<Validation>(dir) {
         let v: Vec<Validation> = schemas::read_table(dir)
             .context("reading the validations of the tasks (execute --validate)")?;
         Some(
             v.into_iter()
-                .map(|v| (v.task_id, (v.valid, v.reason)))
+                .map(|v| ((v.family, v.task_id), (v.valid, v.reason)))
                 .collect(),
         )
     } else if sel.unvalidated {
@@ -78,26 +230,36 @@ pub fn load(dir: &Path, sel: &Selection) -> anyhow::Result<Vec<Task>> {
                 dir.display()
             );
     };
-    select(&rows, validity.as_ref(), sel)
+    select_rows(&rows, validity.as_ref(), sel)
+}
+
+/// [`load`] without the reading, for function tasks.
+pub fn select(
+    rows: &[FunctionTask],
+    validity: Option<&Validity>,
+    sel: &Selection,
+) -> anyhow::Result<Vec<Task>> {
+    let rows: Vec<Row> = rows.iter().map(Row::from).collect();
+    select_rows(&rows, validity, sel)
 }
 
 /// [`load`] without the reading.
-pub fn select(
-    rows: &[FunctionTask],
-    validity: Option<&BTreeMap<String, (bool, Option<String>)>>,
+pub fn select_rows(
+    rows: &[Row],
+    validity: Option<&Validity>,
     sel: &Selection,
 ) -> anyhow::Result<Vec<Task>> {
-    let why_not = |t: &FunctionTask| -> Option<String> {
-        if t.status != TaskStatus::Ok {
-            return Some(format!(
-                "its status is `{}` ({})",
-                t.status,
-                t.reason.as_deref().unwrap_or("no reason")
-            ));
+    let why_not = |r: &Row| -> Option<String> {
+        if let Some(why) = &r.unusable {
+            return Some(why.clone());
         }
-        match validity.map(|v| v.get(&t.task_id)) {
+        let key = (r.task.family, r.task.task_id.clone());
+        match validity.map(|v| v.get(&key)) {
             None | Some(Some((true, _))) => None,
-            Some(None) => Some("it has no row in validations".into()),
+            Some(None) => Some(format!(
+                "it has no row of family `{}` in validations",
+                r.task.family
+            )),
             Some(Some((false, reason))) => Some(format!(
                 "it is not valid ({})",
                 reason.as_deref().unwrap_or("no reason")
@@ -106,23 +268,33 @@ pub fn select(
     };
     let mut tasks: Vec<Task> = rows
         .iter()
-        .filter(|t| why_not(t).is_none())
-        .map(Task::from)
+        .filter(|r| sel.families.holds(r.task.family) && why_not(r).is_none())
+        .map(|r| r.task.clone())
         .collect();
-    tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    tasks.sort_by(|a, b| (&a.task_id, a.family).cmp(&(&b.task_id, b.family)));
     tasks.dedup_by(|a, b| a.task_id == b.task_id);
 
     if !sel.tasks.is_empty() {
         let wanted: BTreeSet<&str> = sel.tasks.iter().map(String::as_str).collect();
         for id in &wanted {
             if !tasks.iter().any(|t| t.task_id == *id) {
-                match rows.iter().find(|t| t.task_id == *id) {
-                    Some(t) => anyhow::bail!(
+                match rows.iter().find(|r| r.task.task_id == *id) {
+                    Some(r) if !sel.families.holds(r.task.family) => anyhow::bail!(
+                        "--task {id}: a {} task, and --family leaves that family out",
+                        r.task.family
+                    ),
+                    Some(r) => anyhow::bail!(
                         "--task {id}: not solved because {}; pick another task",
-                        why_not(t).unwrap_or_default()
+                        why_not(r).unwrap_or_default()
                     ),
                     None => anyhow::bail!(
-                        "--task {id}: no such task in function_tasks; give a task_id of that table"
+                        "--task {id}: no such task in the task tables read ({}); give a task_id of one of them",
+                        match sel.families {
+                            Families::All => "function_tasks, completion_tasks",
+                            Families::Function => "function_tasks only, as --family function says",
+                            Families::Completion =>
+                                "completion_tasks only, as --family completion says",
+                        }
                     ),
                 }
             }
@@ -142,7 +314,6 @@ pub fn select(
     }
     Ok(tasks)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,9 +363,12 @@ mod tests {
         ];
         let all = select(&rows, None, &Selection::default()).unwrap();
         assert_eq!(ids(&all), ["a", "c", "d"]);
-        let validity: BTreeMap<_, _> = [
-            ("a".to_string(), (true, None)),
-            ("c".to_string(), (false, Some("null passes".to_string()))),
+        let validity: Validity = [
+            ((Family::Function, "a".to_string()), (true, None)),
+            (
+                (Family::Function, "c".to_string()),
+                (false, Some("null passes".to_string())),
+            ),
         ]
         .into_iter()
         .collect();
@@ -245,5 +419,93 @@ mod tests {
         assert_eq!(union, whole);
         let first = select(&rows, None, &sel(Some(Shard { index: 1, count: 3 }))).unwrap();
         assert_eq!(ids(&first), ["t0", "t3", "t6"]);
+    }
+
+    fn completion_row(id: &str) -> CompletionTask {
+        schemas::examples::completion_task(id, "r")
+    }
+
+    #[test]
+    fn completion_tasks_are_selected_by_family_and_validity() {
+        let mut rows: Vec<Row> = [row("b", "ok"), row("d", "ok")]
+            .iter()
+            .map(Row::from)
+            .collect();
+        rows.extend(
+            [completion_row("a"), completion_row("c")]
+                .iter()
+                .map(Row::from),
+        );
+        let all = select_rows(&rows, None, &Selection::default()).unwrap();
+        assert_eq!(ids(&all), ["a", "b", "c", "d"]);
+        assert_eq!(all[0].family, Family::Completion);
+        let c = all[0].completion.as_ref().unwrap();
+        assert_eq!(all[0].prompt, format!("{}{MASK}{}", c.prefix, c.suffix));
+        assert_eq!(all[0].canonical_solution, "a + b");
+        assert!(!all[0].prompt.contains("a + b"));
+        let only = |families| Selection {
+            families,
+            ..Selection::default()
+        };
+        let fun = select_rows(&rows, None, &only(Families::Function)).unwrap();
+        assert_eq!(ids(&fun), ["b", "d"]);
+        let comp = select_rows(&rows, None, &only(Families::Completion)).unwrap();
+        assert_eq!(ids(&comp), ["a", "c"]);
+        // Validity is looked up by family and id: a function row does not validate a
+        // completion task of the same id.
+        let validity: Validity = [
+            ((Family::Completion, "a".to_string()), (true, None)),
+            ((Family::Function, "c".to_string()), (true, None)),
+            ((Family::Function, "b".to_string()), (true, None)),
+        ]
+        .into_iter()
+        .collect();
+        let valid = select_rows(&rows, Some(&validity), &Selection::default()).unwrap();
+        assert_eq!(ids(&valid), ["a", "b"]);
+        let err = select_rows(
+            &rows,
+            Some(&validity),
+            &Selection {
+                tasks: vec!["c".into()],
+                ..Selection::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("no row of family `completion`"),
+            "{err}"
+        );
+        let err = select_rows(
+            &rows,
+            None,
+            &Selection {
+                tasks: vec!["a".into()],
+                families: Families::Function,
+                ..Selection::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("--family"), "{err}");
+    }
+
+    #[test]
+    fn the_prompt_digest_covers_the_context() {
+        let t = Task::from(&completion_row("a"));
+        let mut other = completion_row("a");
+        other.context.push(ContextSnippet {
+            path: "pkg/util.py".into(),
+            text: "X = 1\n".into(),
+            score: 1.0,
+        });
+        assert_ne!(t.prompt_digest(), Task::from(&other).prompt_digest());
+        let mut kind = completion_row("a");
+        kind.span_kind = SpanKind::Statement;
+        assert_ne!(t.prompt_digest(), Task::from(&kind).prompt_digest());
+        // The reference is no part of it.
+        let mut reference = completion_row("a");
+        reference.reference = "b + a".into();
+        assert_eq!(t.prompt_digest(), Task::from(&reference).prompt_digest());
+        let f = Task::from(&row("f", "ok"));
+        assert_eq!(f.prompt_digest(), crate::solver::sha256_hex(&f.prompt));
     }
 }

@@ -1,6 +1,7 @@
 //! `solve --model openai:MODEL@URL` against a stand-in of an OpenAI-compatible server on
 //! 127.0.0.1 (a `TcpListener` speaking just enough HTTP/1.1): concurrency, retries after
-//! 429 and 500, the cache, resuming after a kill, the completions API, a refused key.
+//! 429 and 500, the cache, resuming after a kill, the completions API, a refused key, and
+//! completion tasks over the chat endpoint and with fill-in-the-middle prompts.
 
 mod common;
 
@@ -22,6 +23,8 @@ struct State {
     served: Mutex<Vec<String>>,
     /// Paths requested.
     paths: Mutex<Vec<String>>,
+    /// Request bodies (of the requests answered).
+    bodies: Mutex<Vec<serde_json::Value>>,
     /// Authorization headers seen.
     auth: Mutex<Vec<Option<String>>>,
     /// The next this many requests get 429 (with `Retry-After: 0`), then the next
@@ -98,6 +101,22 @@ fn chat_answer(f: &Fixture) -> String {
     )
 }
 
+/// What the model "says" to a chat request for a masked fixture: the fill in a fence, with
+/// the line of the prefix it completes repeated for the expression (solve drops it).
+fn masked_chat_answer(m: &Masked) -> String {
+    let code = if m.id == "c01" {
+        format!("return {}", m.reference)
+    } else {
+        m.reference.to_string()
+    };
+    format!("The missing code:\n\n```python\n{code}\n```\n")
+}
+
+/// What the model "says" to a FIM request: the fill, an end of text, and more.
+fn masked_fim_answer(m: &Masked) -> String {
+    format!("{}<|endoftext|>\ndef unrelated():\n    pass\n", m.reference)
+}
+
 fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
@@ -150,6 +169,7 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
         (500, "", r#"{"error":{"message":"boom"}}"#.to_string())
     } else {
         let request: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        state.bodies.lock().unwrap().push(request.clone());
         // The task is the fixture whose `def NAME(` the prompt holds.
         let text = if path.ends_with("/chat/completions") {
             request["messages"][1]["content"]
@@ -159,6 +179,38 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
         } else {
             request["prompt"].as_str().unwrap_or("").to_string()
         };
+        let masked = common::MASKED.iter().find(|m| {
+            let first = m
+                .prefix
+                .lines()
+                .find(|l| l.starts_with("def "))
+                .unwrap_or(m.prefix);
+            text.contains(first)
+                || (m.prefix.starts_with("import math") && text.contains("def main():"))
+        });
+        if let Some(m) = masked {
+            state.served.lock().unwrap().push(m.id.to_string());
+            let reply = if path.ends_with("/chat/completions") {
+                serde_json::json!({
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": masked_chat_answer(m)}}],
+                    "usage": {"prompt_tokens": 30, "completion_tokens": 4}
+                })
+            } else {
+                serde_json::json!({
+                    "choices": [{"index": 0, "finish_reason": "stop", "text": masked_fim_answer(m)}],
+                    "usage": {"prompt_tokens": 30, "completion_tokens": 4}
+                })
+            };
+            state.in_flight.fetch_sub(1, Ordering::SeqCst);
+            let payload = reply.to_string();
+            let mut stream = stream;
+            let response = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+                payload.len()
+            );
+            return stream.write_all(response.as_bytes());
+        }
         match common::FIXTURES
             .iter()
             .find(|f| text.contains(&format!("def {}(", f.entry)))
@@ -516,4 +568,150 @@ fn a_killed_run_resumes_asking_only_the_missing_answers() {
             c.latency_ms.to_bits()
         );
     }
+}
+
+#[test]
+fn completion_tasks_over_fim_prompts() {
+    let server = StandIn::start(0);
+    let dir = completion_dataset(true);
+    let spec = format!("openai-fim:Qwen2.5-Coder-7B@{}", server.base);
+    let out = solve(
+        dir.path(),
+        &[
+            "--run",
+            "fim",
+            "--model",
+            &spec,
+            "--family",
+            "completion",
+            "--no-cache",
+            "--max-tokens",
+            "64",
+        ],
+    );
+    assert_code(&out, 0);
+    assert!(server
+        .state
+        .paths
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|p| p == "/v1/completions"));
+    let bodies = server.state.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), solvable_masked().len());
+    for b in &bodies {
+        let prompt = b["prompt"].as_str().unwrap();
+        let m = solvable_masked()
+            .into_iter()
+            .find(|m| prompt.contains(m.prefix))
+            .expect("the prefix is in the prompt");
+        assert!(
+            !prompt.contains(m.reference),
+            "the reference is in {prompt:?}"
+        );
+        let (p, s, mid) = (
+            prompt.find("<|fim_prefix|>").unwrap(),
+            prompt.find("<|fim_suffix|>").unwrap(),
+            prompt.find("<|fim_middle|>").unwrap(),
+        );
+        assert!(
+            p < s && s < mid && prompt.ends_with("<|fim_middle|>"),
+            "{prompt}"
+        );
+        assert!(prompt.contains(&format!(
+            "<|fim_prefix|>{}<|fim_suffix|>{}<|fim_middle|>",
+            m.prefix, m.suffix
+        )));
+        if m.id == "c01" {
+            // The context, with the file separator, before the prefix.
+            assert!(prompt.starts_with("<|file_sep|>pkg/util.py\ndef twice(x):\n    return 2 * x\n<|file_sep|>pkg/mod.py\n<|fim_prefix|>"), "{prompt}");
+        }
+        assert_eq!(b["max_tokens"], 64);
+        assert_eq!(b["stop"][0], "<|endoftext|>");
+        assert_eq!(b["model"], "Qwen2.5-Coder-7B");
+    }
+    let rows = candidates(dir.path(), "fim");
+    assert_eq!(rows.len(), solvable_masked().len());
+    for c in &rows {
+        let m = Masked::by_id(&c.task_id);
+        assert_eq!(c.model, spec);
+        assert_eq!(c.answer.as_deref(), Some(m.reference), "{c:?}");
+        assert_eq!(c.raw.as_deref(), Some(masked_fim_answer(m).as_str()));
+        assert_eq!(c.tokens_in, Some(30));
+    }
+    // Another preset is another prompt: asked again, not kept.
+    let again = solve(
+        dir.path(),
+        &[
+            "--run",
+            "fim",
+            "--model",
+            &spec,
+            "--family",
+            "completion",
+            "--no-cache",
+            "--max-tokens",
+            "64",
+            "--fim-preset",
+            "starcoder",
+        ],
+    );
+    assert_code(&again, 0);
+    let bodies = server.state.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 2 * solvable_masked().len());
+    assert!(bodies[solvable_masked().len()..]
+        .iter()
+        .all(|b| b["prompt"].as_str().unwrap().contains("<fim_middle>")));
+}
+
+#[test]
+fn completion_tasks_over_chat() {
+    let server = StandIn::start(0);
+    let dir = completion_dataset(true);
+    let spec = server.spec();
+    let out = solve(
+        dir.path(),
+        &[
+            "--run",
+            "chat",
+            "--model",
+            &spec,
+            "--family",
+            "completion",
+            "--no-cache",
+        ],
+    );
+    assert_code(&out, 0);
+    let bodies = server.state.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), solvable_masked().len());
+    for b in &bodies {
+        let user = b["messages"][1]["content"].as_str().unwrap();
+        assert!(user.contains("<MASK>"), "{user}");
+        let m = solvable_masked()
+            .into_iter()
+            .find(|m| user.contains(&format!("{}<MASK>{}", m.prefix, m.suffix)))
+            .expect("the file with the marker");
+        assert!(!user.contains(m.reference), "the reference is in {user:?}");
+    }
+    let rows = candidates(dir.path(), "chat");
+    for c in &rows {
+        let m = Masked::by_id(&c.task_id);
+        // The repeated `return ` of c01 dropped, the fence taken.
+        assert_eq!(c.answer.as_deref(), Some(m.reference), "{c:?}");
+    }
+    // The completions endpoint without a FIM format refuses completion tasks.
+    let out = solve(
+        dir.path(),
+        &[
+            "--run",
+            "plain",
+            "--model",
+            &spec,
+            "--api",
+            "completions",
+            "--no-cache",
+        ],
+    );
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("--fim-preset"), "{}", stderr(&out));
 }

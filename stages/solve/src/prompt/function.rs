@@ -38,7 +38,7 @@ pub fn build(task: &Task, api: Api) -> Prompt {
         ]),
         Api::Completions => Prompt::Completion {
             prompt: task.prompt.clone(),
-            stop: COMPLETION_STOP.to_vec(),
+            stop: COMPLETION_STOP.iter().map(|s| (*s).to_string()).collect(),
         },
     }
 }
@@ -73,6 +73,7 @@ mod tests {
                 .into(),
             entry_point: "hyp".into(),
             canonical_solution: String::new(),
+            completion: None,
         }
     }
 
@@ -96,7 +97,7 @@ mod tests {
             build(&task(), Api::Completions),
             Prompt::Completion {
                 prompt: task().prompt,
-                stop: COMPLETION_STOP.to_vec()
+                stop: COMPLETION_STOP.iter().map(|s| (*s).to_string()).collect()
             }
         );
     }

@@ -1,12 +1,16 @@
 //! What is sent to a model for a task, and how its text becomes an answer: one module per
-//! task family (`function` now; `completion` and `assertion` add a module and an arm to
-//! each `match` below).
+//! task family (`function`, `completion`; `assertion` adds a module and an arm to each
+//! `match` below), and the fill-in-the-middle formats of completion models ([`fim`]).
 
+pub mod completion;
+pub mod fim;
 pub mod function;
 
 use serde::Serialize;
 
 use crate::task::{Family, Task};
+
+pub use fim::Fim;
 
 /// Which endpoint of an OpenAI-compatible API is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -14,7 +18,8 @@ pub enum Api {
     /// `/chat/completions`: a system and a user message; the answer is cleaned code.
     Chat,
     /// `/completions`: the raw task prompt, continued by the model; the answer is the prompt
-    /// followed by the continuation.
+    /// followed by the continuation (completion tasks: a fill-in-the-middle prompt, the
+    /// answer the fill).
     Completions,
 }
 
@@ -35,6 +40,46 @@ impl Api {
     }
 }
 
+/// The default of `--prompt-budget`.
+pub const DEFAULT_BUDGET: usize = 6000;
+
+/// How prompts are made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub api: Api,
+    /// The FIM format of completion tasks on the completions endpoint.
+    pub fim: Option<Fim>,
+    /// Most tokens ([`completion::tokens`]) of a completion task's context, prefix and
+    /// suffix together.
+    pub budget: usize,
+}
+
+impl Options {
+    /// Chat prompts with the default budget (what `command:` programs' answers are cleaned
+    /// as).
+    pub fn chat() -> Options {
+        Options {
+            api: Api::Chat,
+            fim: None,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+
+    /// What shapes the prompt of a task of `family`, as text for row hashes.
+    pub fn digest(&self, family: Family) -> String {
+        match family {
+            Family::Completion => format!(
+                "budget={} {}",
+                self.budget,
+                self.fim
+                    .as_ref()
+                    .map_or_else(|| "fim=none".into(), Fim::digest)
+            ),
+            Family::Function | Family::Assertion => String::new(),
+        }
+    }
+}
+
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Message {
@@ -49,30 +94,34 @@ pub enum Prompt {
     Completion {
         prompt: String,
         /// Stop sequences (at most 4, the common API limit).
-        stop: Vec<&'static str>,
+        stop: Vec<String>,
     },
 }
 
-/// The prompt of a task for an API.
-pub fn build(task: &Task, api: Api) -> Prompt {
+/// A task that cannot be asked this way (recorded as the answer's error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NoPrompt(pub String);
+
+/// The prompt of a task.
+pub fn build(task: &Task, opts: &Options) -> Result<Prompt, NoPrompt> {
     match task.family {
-        Family::Function => function::build(task, api),
-        // `task::load` reads function tasks only until the mask stage writes the others.
-        Family::Completion | Family::Assertion => unreachable!(
-            "solve loads no {} task: the family has no prompt module yet",
+        Family::Function => Ok(function::build(task, opts.api)),
+        Family::Completion => completion::build(task, opts),
+        Family::Assertion => Err(NoPrompt(format!(
+            "solve has no prompt for {} tasks yet",
             task.family
-        ),
+        ))),
     }
 }
 
 /// The answer (code) from a model's text: for chat (and `command:` solvers) the whole
-/// answer, for completions the continuation of the prompt.
-pub fn answer(task: &Task, api: Api, text: &str) -> String {
+/// answer, for completions the continuation of the prompt (completion tasks: the fill).
+pub fn answer(task: &Task, opts: &Options, text: &str) -> String {
     match task.family {
-        Family::Function => function::answer(task, api, text),
-        Family::Completion | Family::Assertion => unreachable!(
-            "solve loads no {} task: the family has no prompt module yet",
-            task.family
-        ),
+        Family::Function => function::answer(task, opts.api, text),
+        Family::Completion => completion::answer(task, opts, text),
+        // `build` refuses them: no request was made, so no text comes here.
+        Family::Assertion => text.to_string(),
     }
 }

@@ -1,12 +1,14 @@
-//! What the integration tests share: a small dataset of function tasks, and running the
-//! built `solve` binary on it.
+//! What the integration tests share: a small dataset of function tasks (and one of
+//! completion tasks), and running the built `solve` binary on it.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use schemas::{Candidate, FunctionTask, Validation};
+use schemas::{
+    Candidate, CompletionTask, ContextSnippet, Family, FunctionTask, SpanKind, Validation,
+};
 
 /// One fixture task: its imports, its `def` line, docstring and body.
 pub struct Fixture {
@@ -227,4 +229,152 @@ pub fn assert_code(out: &Output, expected: i32) {
         stdout(out),
         stderr(out)
     );
+}
+
+/// One fixture completion task: a file with one span masked.
+pub struct Masked {
+    pub id: &'static str,
+    pub kind: SpanKind,
+    pub prefix: &'static str,
+    pub reference: &'static str,
+    pub suffix: &'static str,
+    pub indent: &'static str,
+    /// `None`: no row in validations.
+    pub valid: Option<bool>,
+}
+
+pub const MASKED: &[Masked] = &[
+    Masked {
+        id: "c01",
+        kind: SpanKind::Expression,
+        prefix: "from pkg.util import twice\n\n\ndef plus(a, b):\n    return ",
+        reference: "a + b",
+        suffix: "\n\n\ndef minus(a, b):\n    return a - b\n",
+        indent: "    ",
+        valid: Some(true),
+    },
+    Masked {
+        id: "c02",
+        kind: SpanKind::Statement,
+        prefix: "def total(xs):\n    s = 0\n    for x in xs:\n        ",
+        reference: "s += x",
+        suffix: "\n    return s\n",
+        indent: "        ",
+        valid: Some(true),
+    },
+    Masked {
+        id: "c03",
+        kind: SpanKind::Block,
+        prefix: "def bound(x, lo, hi):\n    ",
+        reference: "if x < lo:\n        return lo\n    if x > hi:\n        return hi",
+        suffix: "\n    return x\n",
+        indent: "    ",
+        valid: Some(true),
+    },
+    Masked {
+        id: "c04",
+        kind: SpanKind::Function,
+        prefix: "import math\n\n\n",
+        reference: "def area(r):\n    return math.pi * r ** 2",
+        suffix: "\n\n\ndef main():\n    print(area(2))\n",
+        indent: "",
+        valid: Some(true),
+    },
+    // Not valid (a neutral fill passes): never solved.
+    Masked {
+        id: "c05",
+        kind: SpanKind::Expression,
+        prefix: "def ident(v):\n    return ",
+        reference: "v",
+        suffix: "\n",
+        indent: "    ",
+        valid: Some(false),
+    },
+    // No validation row: never solved (unless --unvalidated without the table).
+    Masked {
+        id: "c06",
+        kind: SpanKind::Statement,
+        prefix: "def noisy():\n    ",
+        reference: "print('hi')",
+        suffix: "\n",
+        indent: "    ",
+        valid: None,
+    },
+];
+
+impl Masked {
+    pub fn by_id(id: &str) -> &'static Masked {
+        MASKED
+            .iter()
+            .find(|m| m.id == id)
+            .expect("a masked fixture")
+    }
+
+    /// The file with `fill` in the span.
+    pub fn spliced(&self, fill: &str) -> String {
+        format!("{}{fill}{}", self.prefix, self.suffix)
+    }
+
+    pub fn row(&self) -> CompletionTask {
+        let start = self.prefix.len() as i64;
+        CompletionTask {
+            span_kind: self.kind,
+            start_byte: start,
+            end_byte: start + self.reference.len() as i64,
+            start_line: self.prefix.matches('\n').count() as i32 + 1,
+            end_line: (self.prefix.matches('\n').count() + self.reference.matches('\n').count())
+                as i32
+                + 1,
+            prefix: self.prefix.into(),
+            suffix: self.suffix.into(),
+            reference: self.reference.into(),
+            indent: self.indent.into(),
+            context: if self.id == "c01" {
+                vec![ContextSnippet {
+                    path: "pkg/util.py".into(),
+                    text: "def twice(x):\n    return 2 * x\n".into(),
+                    score: 3.5,
+                }]
+            } else {
+                Vec::new()
+            },
+            ..schemas::examples::completion_task(self.id, "repo")
+        }
+    }
+}
+
+/// The completion tasks solved by default (valid), in task id order.
+pub fn solvable_masked() -> Vec<&'static Masked> {
+    MASKED.iter().filter(|m| m.valid == Some(true)).collect()
+}
+
+/// Writes `completion_tasks`, and `validations` for them and the function tasks when asked
+/// (then `function_tasks` too).
+pub fn write_completions(dir: &Path, with_functions: bool) {
+    let rows: Vec<CompletionTask> = MASKED.iter().map(Masked::row).collect();
+    schemas::write_table(dir, &rows).unwrap();
+    let mut v: Vec<Validation> = Vec::new();
+    if with_functions {
+        write_dataset(dir, true);
+        v = schemas::read_table(dir).unwrap();
+    }
+    v.extend(MASKED.iter().filter_map(|m| {
+        m.valid.map(|valid| Validation {
+            family: Family::Completion,
+            original_passes: true,
+            null_fails: valid,
+            reason: (!valid).then(|| "null_passes".into()),
+            mutants_total: Some(4),
+            mutants_killed: Some(3),
+            ..schemas::examples::validation(m.id, valid)
+        })
+    }));
+    schemas::write_table(dir, &v).unwrap();
+}
+
+/// A dataset of completion tasks (and function tasks when asked) in a new temporary folder.
+pub fn completion_dataset(with_functions: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_completions(dir.path(), with_functions);
+    dir
 }
