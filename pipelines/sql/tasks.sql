@@ -2,11 +2,22 @@
 -- found it valid (in every validation row; null when it was not validated), how many
 -- cases judge it, and whether its code is newer than the cutoff (`after_cutoff`, by the
 -- code date of what it is made from), and its repository's id.
+--   family       function, completion or assertion
+--   class        function tasks: the function's class; null otherwise
+--   level        completion tasks: the syntax level of the masked span (`span_kind`:
+--                expression, statement, block, function); null otherwise
+--   path         the file the task is made from (function tasks: their function's file,
+--                null when the dataset has no `functions` table; assertion tasks: the test
+--                file)
+--   cases        function tasks: test cases; completion tasks: judge tests; assertion
+--                tasks: the original and its mutated variants
+--   code_date    when the code it is made from was first published, as far as is known
 --
 -- One branch per family: a branch is left out when its family's table is absent, so the
--- view holds the function tasks now and grows as mask writes completion and assertion
--- tasks. `validations` is read optionally (an empty stand-in when execute has not run).
--- optional: validations
+-- view holds the function tasks of a dataset without completion or assertion tasks and
+-- grows as mask writes them. `validations` and `functions` are read optionally (an empty
+-- stand-in when absent).
+-- optional: validations, functions
 SELECT
     t.task_id,
     'function' AS family,
@@ -17,11 +28,16 @@ SELECT
     v.valid,
     t.cases,
     t.after_cutoff,
-    t.repo_id
+    t.repo_id,
+    CAST(NULL AS VARCHAR) AS level,
+    f.path,
+    t.code_date
 FROM function_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
     ON v.task_id = t.task_id
+LEFT JOIN (SELECT function_id, min(path) AS path FROM functions GROUP BY function_id) f
+    ON f.function_id = t.function_id
 UNION ALL -- branch
 -- Completion tasks: no class of their own (the masked span is repo-dependent code), no
 -- entry point; judged by the repository's own tests that execute the span.
@@ -35,7 +51,10 @@ SELECT
     v.valid,
     CAST(cardinality(t.tests) AS INT) AS cases,
     t.after_cutoff,
-    t.repo_id
+    t.repo_id,
+    t.span_kind AS level,
+    t.path,
+    t.code_date
 FROM completion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
@@ -52,7 +71,10 @@ SELECT
     v.valid,
     CAST(1 + cardinality(t.variants) AS INT) AS cases,
     t.after_cutoff,
-    t.repo_id
+    t.repo_id,
+    CAST(NULL AS VARCHAR) AS level,
+    t.path,
+    t.code_date
 FROM assertion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v

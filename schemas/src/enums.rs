@@ -293,6 +293,9 @@ text_enum! {
         Window = "window",
         /// The quarter of the task's code date (`2026Q2`): the contamination curve.
         Quarter = "quarter",
+        /// The syntax level of a completion task's masked span (`expression`, `statement`,
+        /// `block`, `function`); completion tasks only.
+        Level = "level",
     }
 }
 

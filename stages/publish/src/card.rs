@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use arrow::datatypes::DataType;
 
 use crate::license::{hub_license, Policy};
+use schemas::Table as _;
+
 use crate::manifest::Manifest;
 
 /// A table cell: no line breaks, `|` escaped, no HTML.
@@ -42,7 +44,8 @@ fn row_meaning(table: &str) -> &'static str {
         "test_cases" => "a test case of a function task: arguments and the behaviour the original showed",
         "validations" => "a published task, checked by running it (the original passes, an empty solution fails, results are stable)",
         "repos" => "a source repository of the published tasks",
-        "completion_tasks" => "a completion task: a file with one span masked",
+        "completion_tasks" => "a completion task: a repository file with one syntax span masked, judged by the repository's own tests",
+        "files" => "a file of a repository with published completion tasks: path, sha256, text (or bytes)",
         "assertion_tasks" => "an assertion task: a test assertion with its expected value masked",
         "slices" => "the difficulty of a published task (ESV, MCL, DFI)",
         _ => "",
@@ -83,6 +86,139 @@ fn type_name(dt: &DataType) -> String {
         }
         DataType::Timestamp(_, _) => "timestamp(us, UTC)".into(),
         other => other.to_string().to_lowercase(),
+    }
+}
+
+/// The published tasks per family, completion tasks by level.
+fn families(out: &mut String, manifest: &Manifest) {
+    if manifest.families.is_empty() {
+        return;
+    }
+    out.push_str("## Task families\n\n| family | tasks | by level |\n|---|---|---|\n");
+    for family in schemas::Family::TEXTS {
+        let Some(f) = manifest.families.get(*family) else {
+            continue;
+        };
+        let levels: Vec<String> = schemas::SpanKind::TEXTS
+            .iter()
+            .filter_map(|l| f.by_level.get(*l).map(|n| format!("{l} {n}")))
+            .chain(
+                f.by_level
+                    .iter()
+                    .filter(|(l, _)| !schemas::SpanKind::TEXTS.contains(&l.as_str()))
+                    .map(|(l, n)| format!("{} {n}", cell(l))),
+            )
+            .collect();
+        let _ = writeln!(
+            out,
+            "| `{family}` | {} | {} |",
+            f.tasks,
+            if levels.is_empty() {
+                String::new()
+            } else {
+                levels.join(", ")
+            }
+        );
+    }
+    out.push('\n');
+    if manifest.families.contains_key("function") {
+        out.push_str("`function`: write a function from its signature and docstring. ");
+    }
+    if manifest.families.contains_key("completion") {
+        out.push_str(
+            "`completion`: fill one masked span of a repository file, at one of four syntax \
+             levels (`span_kind`): an `expression`, a `statement`, a `block` or a whole \
+             `function`. ",
+        );
+    }
+    if manifest.families.contains_key("assertion") {
+        out.push_str("`assertion`: give the value a test assertion expects. ");
+    }
+    out.push_str("\n\n");
+}
+
+/// How a completion task is judged and how to get its repository back.
+fn completion_judging(out: &mut String, manifest: &Manifest) {
+    out.push_str(
+        "## How a completion task is judged\n\nA row of `completion_tasks` is a file \
+         (`path`) of a repository (`repo_id`) with the bytes `start_byte..end_byte` (lines \
+         `start_line..end_line`) masked: the model gets `prefix` (the text before), `suffix` \
+         (the text after) and `context` (snippets of other files of the repository, ranked \
+         from the prefix and suffix only, within `context_budget` tokens) and writes the \
+         span; `reference` is the original text and `indent` the indentation its first line \
+         had. The answer is put in place (`prefix + answer + suffix`, re-indented to `indent`) \
+         and the repository's own tests named in `tests` (pytest node ids, run from the \
+         repository's root) are run: the answer passes when every one of them passes. These \
+         judges are the repository's passing, non-flaky tests that execute the span; \
+         together they execute every line of it, and validation checked that they fail when \
+         the span is deleted or replaced by `pass`, `None` or `raise NotImplementedError` \
+         (`validations.mutants_killed` of `mutants_total` counts the mutants of the span they \
+         catch).\n\n",
+    );
+    let included = manifest.tables.get(schemas::File::NAME);
+    match included {
+        Some(t) => {
+            let _ = writeln!(
+                out,
+                "The repositories' files are in `{}` ({} rows): every file crawl kept of each \
+                 repository with a completion task (sources, tests, dependency files, data \
+                 files the tests read; text in `content`, or `bytes` for a file that is not \
+                 text; skipped files with their `reason`), which is the tree the tests run in. \
+                 freshbench's `execute` builds the tree and the environment from them.\n",
+                cell(&t.path),
+                t.rows
+            );
+        }
+        None => out.push_str(
+            "The repositories' files are not in this snapshot (it was made with \
+             `--no-repo-files`): fetch each repository again from its source below \
+             (`crawl SPEC` with the spec, or the URL and version), and check it with its files \
+             hash.\n\n",
+        ),
+    }
+    out.push_str(
+        "Each repository's files hash (`files_sha256` below, in `manifest.json` and in the \
+         JSON-lines export) is the sha256 of one line `PATH<TAB>SHA256<LF>` per file, sorted \
+         by path, where `SHA256` is the sha256 of the file's bytes; with the files table:\n\n\
+         ```python\nimport hashlib\nimport pyarrow.parquet as pq\n\nrows = \
+         pq.read_table(\"data/files.parquet\", columns=[\"repo_id\", \"path\", \
+         \"sha256\"]).to_pylist()\nlisting = sorted((r[\"path\"], r[\"sha256\"]) for r in rows \
+         if r[\"repo_id\"] == REPO_ID)\nprint(hashlib.sha256(\"\".join(f\"{p}\\t{h}\\n\" for p, h in \
+         listing).encode()).hexdigest())\n```\n\n`publish --verify` checks it, and each file's text \
+         against its sha256.\n\n| repository | version | source | files | files_sha256 |\n\
+         |---|---|---|---|---|\n",
+    );
+    for src in manifest.sources.iter().filter(|s| s.files_sha256.is_some()) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | `{}` | {} | `{}` |",
+            cell(&src.name),
+            cell(src.version.as_deref().unwrap_or("")),
+            cell(&src.spec),
+            src.files.unwrap_or(0),
+            cell(src.files_sha256.as_deref().unwrap_or(""))
+        );
+    }
+    out.push('\n');
+    if let Some((path, e)) = manifest
+        .exports
+        .iter()
+        .find(|(_, e)| e.format == "freshbench-completion")
+    {
+        let _ = writeln!(
+            out,
+            "`{}` has one JSON object per completion task ({} tasks, {} judge tests): \
+             `task_id` (`freshbench/` and the task's id), `repo` (`repo_id`, `name`, \
+             `version`, `spec`, `url`, `commit`, `files_sha256`), `path`, `span_kind`, \
+             `start_line`, `end_line`, `start_byte`, `end_byte`, `prefix`, `suffix`, \
+             `reference`, `indent`, `context`, `tests`, `code_date`, `code_date_source` and \
+             `after_cutoff`. Load it with `load_dataset(\"json\", data_files=\"PATH/{}\", \
+             split=\"train\")`.\n",
+            cell(path),
+            e.tasks,
+            e.cases,
+            cell(path)
+        );
     }
 }
 
@@ -149,14 +285,20 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
 
     // ---- Body
     let _ = writeln!(out, "# {title}\n");
+    let completion = manifest.families.get("completion");
     let _ = writeln!(
         out,
         "A dated snapshot of freshbench, a benchmark for \
          code models rebuilt every quarter from recently published Python repositories. Every \
          task is judged by running code: test cases whose expected values were recorded by \
-         running the original function, never a fixed answer key. Every task here was \
+         running the original function{}, never a fixed answer key. Every task here was \
          validated by running it (its reference solution passes, an empty one fails, results \
-         are stable).\n"
+         are stable).\n",
+        if completion.is_some() {
+            ", or the repository's own tests"
+        } else {
+            ""
+        }
     );
     let commit = manifest
         .freshbench_commit
@@ -219,12 +361,18 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
     for (path, e) in &manifest.exports {
         let _ = writeln!(
             out,
-            "| (no config) | `{}` | {} | a function task in HumanEval's shape (see below) |",
+            "| (no config) | `{}` | {} | {} |",
             cell(path),
-            e.tasks
+            e.tasks,
+            if e.format == "humaneval" {
+                "a function task in HumanEval's shape (see below)"
+            } else {
+                "a completion task with its repository and judges (see below)"
+            }
         );
     }
     out.push('\n');
+    families(&mut out, manifest);
     let _ = writeln!(
         out,
         "Of {} tasks in the dataset this snapshot was made from, {} are published: {} were \
@@ -248,6 +396,13 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
         "cases = load_dataset(\"path/to/{}-{}\", \"test_cases\", split=\"test\")",
         manifest.name, manifest.date
     );
+    if completion.is_some() {
+        let _ = writeln!(
+            out,
+            "completion = load_dataset(\"path/to/{}-{}\", \"completion_tasks\", split=\"test\")",
+            manifest.name, manifest.date
+        );
+    }
     out.push_str(
         "```\n\nThe files are plain Parquet: pyarrow, pandas, Polars, DuckDB or DataFusion read \
          them as they are (`SELECT * FROM 'data/function_tasks.parquet'`). Tables join on \
@@ -271,7 +426,14 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
          abs_tol=1e-12)` with NaN equal to NaN, sets and dicts in any order, a returned \
          iterator by its first 1000 items.\n\n",
     );
-    if let Some((path, e)) = manifest.exports.iter().next() {
+    if completion.is_some() {
+        completion_judging(&mut out, manifest);
+    }
+    if let Some((path, e)) = manifest
+        .exports
+        .iter()
+        .find(|(_, e)| e.format == "humaneval")
+    {
         let _ = writeln!(
             out,
             "## HumanEval-shaped export\n\n`{}` has one JSON object per line with HumanEval's \

@@ -14,8 +14,13 @@
 //! repository's license is allowed ([`license`]). The snapshot holds those tasks, the test
 //! cases of the function tasks among them, their `validations` rows, their `slices` rows,
 //! and the `repos` rows of the repositories that have at least one published task
-//! ([`select`]). `functions`, `classifications` and the other tables of the pipeline stay
-//! out. A table with no published row is left out (and so is its config on the card).
+//! ([`select`]). Completion tasks follow the same rules as function tasks (valid, allowed
+//! license, and with `--cutoff` code known to be newer unless `--include-old`), and bring
+//! their repository: the `files` rows of every repository with a published completion task
+//! (required then; `--no-repo-files` leaves them out of the snapshot), whose hash each
+//! source records ([`completion`]). `functions`, `classifications` and the other tables of
+//! the pipeline stay out. A table with no published row is left out (and so is its config
+//! on the card).
 //!
 //! # Licenses
 //!
@@ -38,7 +43,8 @@
 //! - `data/<table>.parquet`, written with `schemas::io::write_table_to` (stamped with the
 //!   schema version, readable by every stage and by any Parquet reader);
 //! - `function_tasks.jsonl` with `--export jsonl`: the function tasks in `HumanEval`'s shape,
-//!   with a `check(candidate)` per task ([`humaneval`]); it has no config on the card, as
+//!   with a `check(candidate)` per task ([`humaneval`]), and `completion_tasks.jsonl` when
+//!   completion tasks are published ([`completion`]); they have no config on the card, as
 //!   `datasets` reads all the configs of a folder with one builder (Parquet);
 //! - `README.md`, the dataset card, whose YAML header gives the Hugging Face `datasets`
 //!   library one config per table (a `test` split each) and the licenses ([`card`]);
@@ -46,8 +52,10 @@
 //!   (`git rev-parse HEAD` where publish runs, else `$FRESHBENCH_COMMIT`, else null), the
 //!   date, the cutoff (`--cutoff`, else the earliest `repos.cutoff` of the published
 //!   repositories), the license policy, how many tasks were read, rejected, not valid,
-//!   left out and published, the sources (name, version, commit, url, license,
-//!   publication date, tasks), the excluded repositories, the row count of every table, and
+//!   left out and published, the published tasks per family (completion tasks per level),
+//!   the sources (name, version, spec, commit, url, license, publication date, tasks, and
+//!   for those with completion tasks their files' count and hash), the excluded
+//!   repositories, the row count of every table, and
 //!   the sha256 and size of every other file.
 //!
 //! A snapshot is never overwritten: when `PARENT/NAME-DATE` exists the stage stops (exit 2)
@@ -61,7 +69,8 @@
 //!
 //! `publish --verify FOLDER` (no `--data` needed) checks every file's sha256 and size and
 //! every table's row count (from the Parquet footer) and table stamp against
-//! `manifest.json`, and reports files the manifest does not list (names starting with `.`,
+//! `manifest.json`, each source's files hash and count against `data/files.parquet` when
+//! the snapshot holds it (and each of its rows' text against its sha256), and reports files the manifest does not list (names starting with `.`,
 //! such as a Hub repository's `.gitattributes`, are ignored). It prints one `MISMATCH`
 //! line per file that differs and exits 1, or prints `OK` and exits 0; a missing or
 //! unreadable manifest is an error (exit 2).
@@ -72,6 +81,7 @@
 //! missing table, an existing snapshot, a bad option), with a message that says what to do.
 
 pub mod card;
+pub mod completion;
 pub mod humaneval;
 pub mod license;
 pub mod manifest;
@@ -87,15 +97,19 @@ use clap::Parser;
 use schemas::cli::{CommonArgs, Outcome};
 use schemas::{Table, Timestamp};
 
+use crate::completion::RepoFiles;
 use crate::license::Policy;
-use crate::manifest::{ExportEntry, LicensePolicy, Manifest, Source, TableEntry, MANIFEST};
+use crate::manifest::{
+    ExportEntry, FamilyEntry, LicensePolicy, Manifest, Source, TableEntry, MANIFEST,
+};
 use crate::select::Published;
 
 /// An export format of `--export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// `function_tasks.jsonl`: the function tasks in HumanEval/EvalPlus's shape, with a
-    /// `check(candidate)` function per task.
+    /// `check(candidate)` function per task; and `completion_tasks.jsonl`, the completion
+    /// tasks (prefix, suffix, reference, context, judge tests, repository).
     Jsonl,
 }
 
@@ -137,15 +151,21 @@ pub struct Args {
     #[arg(long, value_name = "FILE.toml")]
     pub licenses: Option<PathBuf>,
     /// Also write an export into the snapshot: `jsonl` writes `function_tasks.jsonl` in the
-    /// shape of `HumanEval` (`task_id`, `prompt`, `entry_point`, `canonical_solution`, `test`).
+    /// shape of `HumanEval` (`task_id`, `prompt`, `entry_point`, `canonical_solution`, `test`)
+    /// and, when there are completion tasks, `completion_tasks.jsonl`.
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub export: Vec<ExportFormat>,
+    /// Leave the repositories' files (`data/files.parquet`, what completion tasks are made
+    /// from and judged in) out of the snapshot; the manifest still records each one's
+    /// source and files hash, to fetch it again and check it.
+    #[arg(long)]
+    pub no_repo_files: bool,
     /// Check the snapshot FOLDER against its manifest.json (hashes, sizes, row counts)
     /// instead of publishing: exit 0 when all match, 1 naming each file that differs.
     #[arg(
         long,
         value_name = "FOLDER",
-        conflicts_with_all = ["data", "out", "date", "cutoff", "include_old", "allow_license", "licenses", "export"]
+        conflicts_with_all = ["data", "out", "date", "cutoff", "include_old", "allow_license", "licenses", "export", "no_repo_files"]
     )]
     pub verify: Option<PathBuf>,
 }
@@ -220,11 +240,14 @@ fn write_synced(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
-fn sources(published: &Published) -> Vec<Source> {
+fn sources(published: &Published, files: &BTreeMap<String, RepoFiles>) -> Vec<Source> {
     published
         .repos
         .iter()
         .map(|r| Source {
+            spec: r.spec.clone(),
+            files: files.get(&r.repo_id).map(|f| f.files),
+            files_sha256: files.get(&r.repo_id).map(|f| f.sha256.clone()),
             repo_id: r.repo_id.clone(),
             name: r.name.clone(),
             version: r.version.clone(),
@@ -240,6 +263,32 @@ fn sources(published: &Published) -> Vec<Source> {
                 .unwrap_or(0),
         })
         .collect()
+}
+
+/// Published tasks per family, completion tasks also per level.
+fn families(published: &Published) -> BTreeMap<String, FamilyEntry> {
+    let mut out = BTreeMap::new();
+    let mut add = |family: schemas::Family, tasks: usize, by_level| {
+        if tasks > 0 {
+            out.insert(family.as_str().to_string(), FamilyEntry { tasks, by_level });
+        }
+    };
+    add(
+        schemas::Family::Function,
+        published.function_tasks.len(),
+        BTreeMap::new(),
+    );
+    add(
+        schemas::Family::Completion,
+        published.completion_tasks.len(),
+        completion::by_level(&published.completion_tasks),
+    );
+    add(
+        schemas::Family::Assertion,
+        published.assertion_tasks.len(),
+        BTreeMap::new(),
+    );
+    out
 }
 
 fn publish(args: &Args) -> anyhow::Result<Outcome> {
@@ -296,6 +345,14 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
             "left out for its license"
         );
     }
+    if !published.completion_tasks.is_empty() && input.files.is_none() {
+        anyhow::bail!(
+            "{}: no files; completion tasks are judged in their repository's tree, which the \
+             snapshot records from crawl's `files` table: run `crawl --data {}` again",
+            schemas::table_path::<schemas::File>(dataset).display(),
+            dataset.display()
+        );
+    }
     if s.tasks_published == 0 {
         tracing::warn!(
             "no task to publish: none is ok, valid, of a repository whose license is \
@@ -336,6 +393,10 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
     write_rows(root, &published.completion_tasks, &mut tables)?;
     write_rows(root, &published.assertion_tasks, &mut tables)?;
     write_rows(root, &published.slices, &mut tables)?;
+    let repo_files = completion::by_repo(&published.files);
+    if !args.no_repo_files {
+        write_rows(root, &published.files, &mut tables)?;
+    }
 
     let mut exports = BTreeMap::new();
     if args.export.contains(&ExportFormat::Jsonl) {
@@ -362,6 +423,24 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
         );
     }
 
+    if args.export.contains(&ExportFormat::Jsonl) && !published.completion_tasks.is_empty() {
+        let rows = completion::export(&published.completion_tasks, &published.repos, &repo_files);
+        write_synced(
+            &root.join(completion::EXPORT),
+            &completion::to_jsonl(&rows)?,
+        )?;
+        exports.insert(
+            completion::EXPORT.to_string(),
+            ExportEntry {
+                format: "freshbench-completion".into(),
+                tasks: rows.len(),
+                cases: rows.iter().map(|r| r.tests.len()).sum(),
+                cases_left_out: 0,
+                tasks_left_out: Vec::new(),
+            },
+        );
+    }
+
     let mut manifest = Manifest {
         name: args.name.clone(),
         date: date.clone(),
@@ -373,7 +452,8 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
         cutoff_source: cutoff_source.map(str::to_string),
         license_policy: LicensePolicy::of(&policy),
         selection: published.selection.clone(),
-        sources: sources(&published),
+        sources: sources(&published, &repo_files),
+        families: families(&published),
         excluded: published.excluded.clone(),
         tables,
         exports,

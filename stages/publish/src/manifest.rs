@@ -8,6 +8,7 @@ use std::io::Read as _;
 use std::path::{Component, Path};
 
 use anyhow::Context as _;
+use schemas::Table as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -34,6 +35,27 @@ pub struct Source {
     pub cutoff: Option<String>,
     /// Tasks published from it.
     pub tasks: usize,
+    /// The source as given to `crawl` (`pypi:NAME==VERSION`, `git:URL@REF`, `path:DIR`):
+    /// with `url` and `version`/`commit`, how to fetch it again.
+    #[serde(default)]
+    pub spec: String,
+    /// Its `files` rows, when it has published completion tasks (which are judged in its
+    /// tree); null otherwise.
+    #[serde(default)]
+    pub files: Option<usize>,
+    /// The hash of those files ([`crate::completion::files_sha256`]: sha256 of
+    /// `PATH\tSHA256\n` per row, sorted by path); null when `files` is.
+    #[serde(default)]
+    pub files_sha256: Option<String>,
+}
+
+/// Published tasks of one family.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FamilyEntry {
+    pub tasks: usize,
+    /// Completion tasks: per level (`span_kind`); empty for other families.
+    #[serde(default)]
+    pub by_level: BTreeMap<String, usize>,
 }
 
 /// The license policy that was applied.
@@ -108,6 +130,10 @@ pub struct Manifest {
     pub license_policy: LicensePolicy,
     pub selection: Selection,
     pub sources: Vec<Source>,
+    /// Published tasks per family (`function`, `completion`, `assertion`), families with
+    /// none left out.
+    #[serde(default)]
+    pub families: BTreeMap<String, FamilyEntry>,
     /// Repositories whose valid tasks were left out for their license.
     pub excluded: Vec<ExcludedRepo>,
     pub tables: BTreeMap<String, TableEntry>,
@@ -189,6 +215,92 @@ struct Checked {
     files: BTreeMap<String, FileEntry>,
     #[serde(default)]
     tables: BTreeMap<String, TableEntry>,
+    #[serde(default)]
+    sources: Vec<CheckedSource>,
+}
+
+/// What `--verify` reads of a source: the hash of its files.
+#[derive(Debug, Deserialize)]
+struct CheckedSource {
+    repo_id: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    files: Option<usize>,
+    #[serde(default)]
+    files_sha256: Option<String>,
+}
+
+/// The repositories' files of a snapshot that holds them (`data/files.parquet`) against the
+/// manifest: each source's row count and files hash, and each row's text or bytes against
+/// its `sha256`. Problems are named by the table's path.
+fn check_repo_files(folder: &Path, manifest: &Checked) -> Vec<(String, String)> {
+    let Some(table) = manifest.tables.get(schemas::File::NAME) else {
+        return Vec::new();
+    };
+    if !is_safe(&table.path) {
+        // Named by the table check.
+        return Vec::new();
+    }
+    let rows: Vec<schemas::File> = match schemas::read_table_from(&folder.join(&table.path)) {
+        Ok(rows) => rows,
+        Err(e) => return vec![(table.path.clone(), format!("cannot read its rows: {e}"))],
+    };
+    let mut problems = Vec::new();
+    let by_repo = crate::completion::by_repo(&rows);
+    for src in &manifest.sources {
+        let Some(want) = &src.files_sha256 else {
+            continue;
+        };
+        let label = if src.name.is_empty() {
+            src.repo_id.clone()
+        } else {
+            format!("{} ({})", src.name, src.repo_id)
+        };
+        match by_repo.get(&src.repo_id) {
+            None => problems.push((
+                table.path.clone(),
+                format!("no files of repository {label}, whose files the manifest hashes"),
+            )),
+            Some(got) => {
+                if got.sha256 != *want {
+                    problems.push((
+                        table.path.clone(),
+                        format!(
+                            "the files of repository {label} hash to {} but the manifest says {want}",
+                            got.sha256
+                        ),
+                    ));
+                }
+                if src.files.is_some_and(|n| n != got.files) {
+                    problems.push((
+                        table.path.clone(),
+                        format!(
+                            "{} files of repository {label} but the manifest says {}",
+                            got.files,
+                            src.files.unwrap_or(0)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let bad: Vec<&schemas::File> = rows
+        .iter()
+        .filter(|f| !crate::completion::row_matches(f))
+        .collect();
+    if let Some(first) = bad.first() {
+        problems.push((
+            table.path.clone(),
+            format!(
+                "{} file row(s) whose text does not hash to their sha256 (first: {} of {})",
+                bad.len(),
+                first.path,
+                first.repo_id
+            ),
+        ));
+    }
+    problems
 }
 
 /// The outcome of `--verify`.
@@ -287,6 +399,9 @@ pub fn verify(folder: &Path) -> anyhow::Result<Report> {
             }
             Err(e) => problem(&want.path, format!("not a readable Parquet file: {e:#}")),
         }
+    }
+    for (rel, what) in check_repo_files(folder, &manifest) {
+        problem(&rel, what);
     }
     let present =
         list_files(folder, true).with_context(|| format!("listing {}", folder.display()))?;

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use schemas::{
-    AssertionTask, CodeDateSource, CompletionTask, FunctionTask, Repo, Slice, Table, TestCase,
-    Timestamp, Validation,
+    AssertionTask, CodeDateSource, CompletionTask, File, FunctionTask, Repo, Slice, Table,
+    TestCase, Timestamp, Validation,
 };
 use serde::Serialize;
 
@@ -24,6 +24,10 @@ pub struct Input {
     pub completion_tasks: Option<Vec<CompletionTask>>,
     pub assertion_tasks: Option<Vec<AssertionTask>>,
     pub slices: Option<Vec<Slice>>,
+    /// The repositories' files (`files`, crawl's), read only when there are completion
+    /// tasks: they are what a completion task is made from and judged in. `None` when
+    /// there are none or the table is absent.
+    pub files: Option<Vec<File>>,
 }
 
 fn optional<T: Table>(dir: &Path) -> anyhow::Result<Option<Vec<T>>> {
@@ -65,6 +69,11 @@ pub fn load(dir: &Path) -> anyhow::Result<Input> {
         } else {
             (Vec::new(), Vec::new())
         };
+    let files = if completion_tasks.as_ref().is_some_and(|t| !t.is_empty()) {
+        optional::<File>(dir)?
+    } else {
+        None
+    };
     Ok(Input {
         repos,
         function_tasks,
@@ -73,6 +82,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Input> {
         completion_tasks,
         assertion_tasks,
         slices: optional::<Slice>(dir)?,
+        files,
     })
 }
 
@@ -121,6 +131,10 @@ pub struct Published {
     pub completion_tasks: Vec<CompletionTask>,
     pub assertion_tasks: Vec<AssertionTask>,
     pub slices: Vec<Slice>,
+    /// The `files` rows of the repositories with a published completion task (all of a
+    /// repository's rows: its tests need the whole tree), in input order; empty when the
+    /// input has none.
+    pub files: Vec<File>,
     pub excluded: Vec<ExcludedRepo>,
     pub selection: Selection,
     /// Tasks published per repository id.
@@ -284,6 +298,27 @@ pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Publi
         .filter(|r| per_repo.contains_key(&r.repo_id))
         .cloned()
         .collect();
+    let completion_tasks: Vec<CompletionTask> = input
+        .completion_tasks
+        .iter()
+        .flatten()
+        .filter(|t| keep(&t.task_id))
+        .map(|t| CompletionTask {
+            after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
+            ..t.clone()
+        })
+        .collect();
+    let completion_repos: HashSet<&str> = completion_tasks
+        .iter()
+        .map(|t| t.repo_id.as_str())
+        .collect();
+    let files: Vec<File> = input
+        .files
+        .iter()
+        .flatten()
+        .filter(|f| completion_repos.contains(f.repo_id.as_str()))
+        .cloned()
+        .collect();
     let granted = out_repos
         .iter()
         .map(|r| {
@@ -311,16 +346,7 @@ pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Publi
             .filter(|v| keep(&v.task_id))
             .cloned()
             .collect(),
-        completion_tasks: input
-            .completion_tasks
-            .iter()
-            .flatten()
-            .filter(|t| keep(&t.task_id))
-            .map(|t| CompletionTask {
-                after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
-                ..t.clone()
-            })
-            .collect(),
+        completion_tasks,
         assertion_tasks: input
             .assertion_tasks
             .iter()
@@ -338,6 +364,7 @@ pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Publi
             .filter(|s| keep(&s.task_id))
             .cloned()
             .collect(),
+        files,
         excluded,
         selection: sel,
         tasks_per_repo: per_repo,

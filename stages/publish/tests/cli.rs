@@ -531,6 +531,7 @@ fn help_documents_every_option() {
         "--allow-license",
         "--licenses",
         "--export",
+        "--no-repo-files",
         "--verify",
         "--quiet",
         "--verbose",

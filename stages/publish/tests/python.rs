@@ -25,9 +25,13 @@ fn pyarrow_type(dt: &DataType) -> String {
         DataType::UInt32 => "uint32".into(),
         DataType::UInt64 => "uint64".into(),
         DataType::Float64 => "double".into(),
+        DataType::Binary => "binary".into(),
         DataType::Timestamp(_, Some(tz)) => format!("timestamp[us, tz={tz}]"),
         DataType::Timestamp(_, None) => "timestamp[us]".into(),
-        DataType::List(f) => format!("list<{}: {}>", f.name(), pyarrow_type(f.data_type())),
+        DataType::List(f) => {
+            let null = if f.is_nullable() { "" } else { " not null" };
+            format!("list<{}: {}{null}>", f.name(), pyarrow_type(f.data_type()))
+        }
         DataType::Struct(fields) => {
             let inner: Vec<String> = fields
                 .iter()
@@ -222,4 +226,67 @@ fn hugging_face_datasets_loads_every_config_of_the_card() {
             "test"
         ])
     );
+}
+
+/// The completion tables read back by pyarrow as written, and each repository's files hash
+/// recomputed in Python the way the card says.
+#[test]
+fn pyarrow_reads_the_completion_tables_and_recomputes_the_files_hash() {
+    const HASH: &str = r#"
+import hashlib, json, pathlib, sys
+import pyarrow.parquet as pq
+root = pathlib.Path(sys.argv[1])
+rows = pq.read_table(root / "data/files.parquet", columns=["repo_id", "path", "sha256"]).to_pylist()
+out = {}
+for repo in sorted({r["repo_id"] for r in rows}):
+    listing = sorted((r["path"], r["sha256"]) for r in rows if r["repo_id"] == repo)
+    out[repo] = hashlib.sha256("".join(f"{p}\t{h}\n" for p, h in listing).encode()).hexdigest()
+print(json.dumps(out))
+"#;
+    let python = match tools_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: pyarrow read-back of completion tasks: {why}");
+            return;
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    common::write_dataset(tmp.path(), true);
+    common::write_completion(tmp.path());
+    let out = common::publish(
+        tmp.path(),
+        &["--data", ".", "--out", "snap", "--date", common::DATE, "-q"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let folder = tmp.path().join(format!("snap/freshbench-{}", common::DATE));
+    let got = run_python(&python, PYARROW, &folder, tmp.path());
+    for (name, cols) in [
+        expected_columns::<schemas::CompletionTask>(),
+        expected_columns::<schemas::File>(),
+    ] {
+        let read: Vec<(String, String, bool)> = got[&name]["columns"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} in {got}"))
+            .iter()
+            .map(|c| {
+                (
+                    c[0].as_str().unwrap().to_string(),
+                    c[1].as_str().unwrap().to_string(),
+                    c[2].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(read, cols, "{name}: columns");
+    }
+    let hashes = run_python(&python, HASH, &folder, tmp.path());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
+            .unwrap();
+    let src = manifest["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["repo_id"] == "r-mit")
+        .unwrap();
+    assert_eq!(hashes, serde_json::json!({"r-mit": src["files_sha256"]}));
 }

@@ -340,6 +340,56 @@ fn views_over_absent_tables_are_skipped_with_a_warning() {
     assert_eq!(ok(&out), "task_id,repo,valid\nt1,alpha,\n");
     let list = ok(&query(tmp.path(), &["--list", "--format", "csv"], None));
     assert!(list.contains("validations,empty stand-in,0,"), "{list}");
+    // No completion_tasks (a dataset made before mask): the view is the function branch,
+    // with the completion columns null; no `functions` table either (an empty stand-in).
+    assert!(list.contains("functions,empty stand-in,0,"), "{list}");
+    let out = query(
+        tmp.path(),
+        &[
+            "--format",
+            "csv",
+            "SELECT task_id, family, level, path, code_date FROM tasks",
+        ],
+        None,
+    );
+    assert_eq!(
+        ok(&out),
+        "task_id,family,level,path,code_date\nt1,function,,,\n"
+    );
+}
+
+#[test]
+fn the_tasks_view_of_completion_tasks_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    common::write_tables(tmp.path());
+    // Completion (and assertion) tasks without function tasks.
+    std::fs::remove_file(tmp.path().join("function_tasks.parquet")).unwrap();
+    let out = query(
+        tmp.path(),
+        &[
+            "--format",
+            "csv",
+            "SELECT task_id, family, repo, level, path, valid, cases, after_cutoff \
+             FROM tasks ORDER BY task_id",
+        ],
+        None,
+    );
+    assert_eq!(
+        ok(&out),
+        "task_id,family,repo,level,path,valid,cases,after_cutoff\n\
+         a1,assertion,alpha,,tests/test_mod.py,,3,\n\
+         c1,completion,beta,statement,pkg/mod.py,true,2,true\n"
+    );
+    let out = query(
+        tmp.path(),
+        &[
+            "--format",
+            "csv",
+            "SELECT completion_tasks, fresh_completion_tasks FROM freshness WHERE repo = 'beta'",
+        ],
+        None,
+    );
+    assert_eq!(ok(&out), "completion_tasks,fresh_completion_tasks\n1,1\n");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use schemas::{
     AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family, Fingerprint,
-    FunctionClass, FunctionTask, Repo, Slice, Table, Timestamp, Validation,
+    FunctionClass, FunctionTask, Repo, Slice, SpanKind, Table, Timestamp, Validation,
 };
 
 use crate::difficulty;
@@ -28,6 +28,9 @@ pub struct TaskInfo {
     pub family: Family,
     /// The function class; `None` for tasks that are not function tasks.
     pub class: Option<FunctionClass>,
+    /// The syntax level of the masked span (`completion_tasks.span_kind`); `None` for tasks
+    /// that are not completion tasks.
+    pub level: Option<SpanKind>,
     /// The repository's name (with its version or id where names collide).
     pub repo: String,
     /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
@@ -150,6 +153,10 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
             code_date_of.insert(&t.task_id, d);
         }
     }
+    let levels: HashMap<&str, SpanKind> = completion_tasks
+        .iter()
+        .map(|t| (t.task_id.as_str(), t.span_kind))
+        .collect();
     for t in &completion_tasks {
         repo_of.insert(&t.task_id, &t.repo_id);
         if let Some(d) = t.code_date {
@@ -195,6 +202,7 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
                 task_id: id.to_string(),
                 family: valid[id].1,
                 class: functions.get(id).map(|t| t.class),
+                level: levels.get(id).copied(),
                 repo: repo_id.map_or_else(
                     || "(unknown repository)".to_string(),
                     |r| repo_names[r].clone(),

@@ -43,8 +43,11 @@
 //!
 //! The `breakdown` column of `scores`: `overall` (group `all`), `family`, `class` (function
 //! tasks only), `repo` (the repository's name, with its version where two share a name),
-//! `difficulty`, and `window` (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the
-//! repository's `published_at`, `unknown` without a date). The difficulty buckets are the
+//! `difficulty`, `window` (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the
+//! task's `code_date`, `unknown` without one) and `quarter` (of the `code_date`: the
+//! contamination curve). Every family's tasks carry a code date (function tasks their
+//! function's, completion tasks that of the code the span is made from), so the windows and
+//! the curve hold them all. The difficulty buckets are the
 //! tertiles `low`, `medium`, `high` of a combined difficulty: the mean of the task's
 //! normalized ranks ([`difficulty`]) in ESV, MCL and DFI of the `slices` table, among all
 //! valid tasks (so the buckets are the same for every run); tasks without a slice are
@@ -54,13 +57,23 @@
 //! for other families); the report says so. Failure fingerprints and statuses are no pass@k
 //! breakdown: the report counts them.
 //!
+//! # Per family and level
+//!
+//! Beside the breakdowns, each family is scored by level ([`scores::family_scores`]):
+//! completion tasks by `span_kind` (`expression`, `statement`, `block`, `function`),
+//! function tasks by class. A family's `all` is its `family` breakdown row; the levels are
+//! not rows of `scores` (its `breakdown` has no `level` value), only in the summary printed
+//! on stdout ([`summary`]: one line per run, family and level with pass@1 and pass@k and
+//! their intervals) and in the report's table per family.
+//!
 //! # The report
 //!
 //! One HTML file with inline CSS and inline SVG charts drawn here ([`svg`], [`report`]): no
 //! script, nothing fetched. A summary table per run (model, tasks valid and scored,
 //! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; with several
 //! runs, each pair's difference in pass@1 on their common tasks with a paired interval
-//! ([`scores::paired_gap`]); bar charts with
+//! ([`scores::paired_gap`]); a table per task family, over all its tasks and by level
+//! (with a chart of completion tasks by level); bar charts with
 //! interval whiskers of pass@1 by family, class, difficulty and publication window (with
 //! what a gap before the cutoff means); a table by repository; stacked bars of statuses
 //! and failure fingerprints; the method. With several runs every chart has one bar per run
@@ -79,9 +92,11 @@ pub mod difficulty;
 pub mod estimate;
 pub mod report;
 pub mod scores;
+pub mod summary;
 pub mod svg;
 
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -99,8 +114,8 @@ pub struct Args {
     /// repeat to compare runs side by side in one report.
     #[arg(long = "run", value_name = "NAME", required = true)]
     pub runs: Vec<String>,
-    /// A model's training cutoff (`YYYY-MM-DD`): adds the `window` breakdown, tasks from
-    /// repositories published before it against those published after it.
+    /// A model's training cutoff (`YYYY-MM-DD`): adds the `window` breakdown, tasks whose
+    /// code was first published before it against those whose code was published after it.
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub cutoff: Option<String>,
     /// Where to write the HTML report (default: `DIR/runs/NAME/report.html` of the first
@@ -190,12 +205,34 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         all_scores.push(rows);
     }
 
+    let families: Vec<Vec<scores::FamilyScores>> = runs
+        .iter()
+        .map(|run| scores::family_scores(&dataset, run, args.bootstrap, args.seed))
+        .collect();
+    let overall: Vec<Option<scores::GroupScore>> = all_scores
+        .iter()
+        .map(|rows| scores::GroupScore::from_rows(rows, Breakdown::Overall, "all"))
+        .collect();
+    let summaries: Vec<summary::RunSummary> = runs
+        .iter()
+        .zip(&overall)
+        .zip(&families)
+        .map(|((data, overall), families)| summary::RunSummary {
+            data,
+            overall: overall.as_ref(),
+            families,
+        })
+        .collect();
+    let summary_text = summary::render(&dataset, &summaries);
+
     let reports: Vec<report::RunReport> = runs
         .iter()
         .zip(&all_scores)
-        .map(|(data, scores)| report::RunReport {
+        .zip(&families)
+        .map(|((data, scores), families)| report::RunReport {
             data,
             scores,
+            families,
             gap: scores::window_gap(&dataset, data, args.bootstrap, args.seed),
         })
         .collect();
@@ -214,6 +251,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     schemas::io::write_bytes_atomic(&path, html.as_bytes())
         .with_context(|| format!("writing the report {}", path.display()))?;
     tracing::info!(path = %path.display(), "report written");
+    // The results, last: a closed pipe cannot keep the tables or the report from being written.
+    std::io::stdout()
+        .lock()
+        .write_all(summary_text.as_bytes())?;
     Ok(outcome)
 }
 

@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use schemas::{Breakdown, Score};
+use schemas::{Breakdown, Family, Score};
 
 use crate::data::{Dataset, DifficultySource, RunData};
 use crate::estimate::Estimate;
-use crate::scores::{group_rank, paired_gap};
+use crate::scores::{group_rank, level_name, level_rank, paired_gap, FamilyScores};
 use crate::svg::{self, escape, pct, Bar, Series};
 
 /// One run to report: what was read and the scores computed.
@@ -16,6 +16,9 @@ use crate::svg::{self, escape, pct, Bar, Series};
 pub struct RunReport<'a> {
     pub data: &'a RunData,
     pub scores: &'a [Score],
+    /// The run's results per task family, overall and by level
+    /// ([`crate::scores::family_scores`]).
+    pub families: &'a [FamilyScores],
     /// pass@1 before the cutoff minus after it, with its interval ([`crate::scores::window_gap`]).
     pub gap: Option<Estimate>,
 }
@@ -169,6 +172,18 @@ fn chart_or_note(runs: &[RunReport], breakdown: Breakdown, title: &str) -> Strin
     )
 }
 
+fn estimate_cell(e: Option<Estimate>) -> String {
+    match e {
+        Some(e) => format!(
+            "<span class=\"big\">{}</span><span class=\"ci\">CI {}–{}</span>",
+            pct(e.value),
+            pct(e.low),
+            pct(e.high)
+        ),
+        None => "<span class=\"ci\">—</span>".to_string(),
+    }
+}
+
 fn score_cell(s: Option<&Score>) -> String {
     match s {
         Some(s) => format!(
@@ -201,6 +216,7 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     summary(&mut h, dataset, runs);
     compared(&mut h, dataset, runs, meta);
     family_class(&mut h, runs);
+    family_tables(&mut h, runs);
     difficulty(&mut h, dataset, runs);
     window(&mut h, dataset, runs);
     contamination(&mut h, dataset, runs);
@@ -297,7 +313,7 @@ fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
     );
     let _ = write!(
         h,
-        "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a>\
+        "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a><a href=\"#families\">Per family</a>\
          <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a><a href=\"#curve\">Contamination curve</a>\
          <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
          <a href=\"#method\">Method</a></nav></header>",
@@ -458,6 +474,159 @@ fn family_class(h: &mut String, runs: &[RunReport]) {
          use only their parameters and builtins, <code>weakly_self_contained</code> ones also \
          well-known libraries.</p></section>",
     );
+}
+
+fn family_title(family: Family) -> &'static str {
+    match family {
+        Family::Function => "Function tasks",
+        Family::Completion => "Completion tasks",
+        Family::Assertion => "Assertion tasks",
+    }
+}
+
+fn family_note(family: Family) -> &'static str {
+    match family {
+        Family::Function => {
+            "Write a function from its signature and docstring; judged by test cases whose \
+             expected values were recorded by running the original. By function class."
+        }
+        Family::Completion => {
+            "Fill one masked syntax span of a repository file, given the text before and \
+             after it and ranked context from other files; judged by the repository's own \
+             tests that execute the span (a sample passes when all of them pass). By level, \
+             the syntax level of the span: <code>expression</code>, <code>statement</code>, \
+             <code>block</code>, <code>function</code>."
+        }
+        Family::Assertion => {
+            "Give the value a test assertion expects; judged on the original program and \
+             its mutated variants."
+        }
+    }
+}
+
+/// A table per task family (each run over all the family's tasks and by level), and for
+/// completion tasks a chart of pass@1 by level.
+fn family_tables(h: &mut String, runs: &[RunReport]) {
+    h.push_str(
+        "<section id=\"families\"><h2>Per family</h2><p class=\"note\">pass@1 and pass@k \
+         of each task family, over all its scored tasks and by level, with 95% bootstrap \
+         intervals over tasks. A family's first row is the family's bar above.</p>",
+    );
+    let present: Vec<Family> = Family::ALL
+        .iter()
+        .copied()
+        .filter(|f| {
+            runs.iter()
+                .any(|r| r.families.iter().any(|s| s.family == *f))
+        })
+        .collect();
+    if present.is_empty() {
+        h.push_str("<p class=\"note\">No valid tasks.</p></section>");
+        return;
+    }
+    for family in present {
+        let of = |r: &RunReport<'_>| r.families.iter().find(|s| s.family == family).cloned();
+        let fams: Vec<Option<FamilyScores>> = runs.iter().map(of).collect();
+        let ks: BTreeSet<i32> = fams
+            .iter()
+            .flatten()
+            .flat_map(|f| f.all.iter().chain(&f.levels))
+            .flat_map(|g| g.by_k.iter().map(|(k, _)| *k))
+            .filter(|k| *k > 1)
+            .collect();
+        let level_keys: BTreeSet<(usize, String)> = fams
+            .iter()
+            .flatten()
+            .flat_map(|f| &f.levels)
+            .map(|g| level_rank(family, &g.key))
+            .collect();
+        let _ = write!(
+            h,
+            "<h3 id=\"family-{}\">{}</h3><p class=\"note\">{}</p>",
+            family.as_str(),
+            family_title(family),
+            family_note(family)
+        );
+        let level_header = level_name(family).unwrap_or("level");
+        let _ = write!(
+            h,
+            "<div class=\"scroll\"><table class=\"family\"><thead><tr><th>Run</th><th>{}</th>\
+             <th class=\"num\">Tasks scored / valid</th><th class=\"num\">pass@1</th>",
+            escape(&level_header[..1].to_uppercase()) + &level_header[1..]
+        );
+        for k in &ks {
+            let _ = write!(h, "<th class=\"num\">pass@{k}</th>");
+        }
+        h.push_str("</tr></thead><tbody>");
+        for (i, (r, f)) in runs.iter().zip(&fams).enumerate() {
+            let Some(f) = f else { continue };
+            let run_cell = format!(
+                "<span class=\"swatch\" style=\"background:{}\"></span><b>{}</b>",
+                svg::run_colour(i),
+                escape(&r.data.name)
+            );
+            let scored = f.all.as_ref().map_or(0, |g| g.tasks);
+            let _ = write!(
+                h,
+                "<tr><td>{run_cell}</td><td>all</td><td class=\"num\">{scored} / {}</td>\
+                 <td class=\"num\">{}</td>",
+                f.valid,
+                estimate_cell(f.all.as_ref().and_then(|g| g.at(1)))
+            );
+            for k in &ks {
+                let _ = write!(
+                    h,
+                    "<td class=\"num\">{}</td>",
+                    estimate_cell(f.all.as_ref().and_then(|g| g.at(*k)))
+                );
+            }
+            h.push_str("</tr>");
+            for g in &f.levels {
+                let _ = write!(
+                    h,
+                    "<tr><td></td><td><code>{}</code></td><td class=\"num\">{}</td>\
+                     <td class=\"num\">{}</td>",
+                    escape(&g.key),
+                    g.tasks,
+                    estimate_cell(g.at(1))
+                );
+                for k in &ks {
+                    let _ = write!(h, "<td class=\"num\">{}</td>", estimate_cell(g.at(*k)));
+                }
+                h.push_str("</tr>");
+            }
+        }
+        h.push_str("</tbody></table></div>");
+        if family == Family::Completion && !level_keys.is_empty() {
+            let keys: Vec<String> = level_keys.into_iter().map(|(_, k)| k).collect();
+            let values: Vec<Vec<Option<Bar>>> = keys
+                .iter()
+                .map(|key| {
+                    fams.iter()
+                        .map(|f| {
+                            let g = f.as_ref()?.levels.iter().find(|g| g.key == *key)?;
+                            let e = g.at(1)?;
+                            Some(Bar {
+                                value: e.value,
+                                low: e.low,
+                                high: e.high,
+                                tasks: g.tasks,
+                            })
+                        })
+                        .collect()
+                })
+                .collect();
+            h.push_str(&run_legend(runs));
+            h.push_str(&svg::bar_chart(
+                "pass@1 of completion tasks by level",
+                &keys,
+                &series(runs),
+                &values,
+                "no tasks",
+            ));
+        }
+    }
+    h.push_str("</section>");
 }
 
 fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
@@ -803,13 +972,14 @@ fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
 mod tests {
     use super::*;
     use crate::data::{Outcome, TaskInfo};
-    use crate::scores::score_run;
+    use crate::scores::{family_scores, score_run};
 
     fn dataset() -> Dataset {
         let task = |id: &str, repo: &str| TaskInfo {
             task_id: id.into(),
             family: "function".parse().unwrap(),
             class: Some(schemas::FunctionClass::SelfContained),
+            level: None,
             repo: repo.into(),
             difficulty: "low (proxy)".into(),
             window: Some("after_cutoff".into()),
@@ -846,17 +1016,20 @@ mod tests {
         let ds = dataset();
         let (a, b) = (run("ora<cle", 1), run("null", 0));
         let (sa, sb) = (score_run(&ds, &a, 50, 0), score_run(&ds, &b, 50, 0));
+        let (fa, fb) = (family_scores(&ds, &a, 50, 0), family_scores(&ds, &b, 50, 0));
         let html = render(
             &ds,
             &[
                 RunReport {
                     data: &a,
                     scores: &sa,
+                    families: &fa,
                     gap: None,
                 },
                 RunReport {
                     data: &b,
                     scores: &sb,
+                    families: &fb,
                     gap: None,
                 },
             ],
@@ -878,5 +1051,59 @@ mod tests {
         // Both runs in the legend, in their colours.
         assert!(html.contains(svg::run_colour(0)) && html.contains(svg::run_colour(1)));
         assert!(html.matches("<svg class=\"chart\"").count() >= 6);
+        // Function tasks only: their table, no completion table.
+        assert!(
+            html.contains("id=\"family-function\"") && html.contains("<code>self_contained</code>")
+        );
+        assert!(!html.contains("Completion tasks"));
+    }
+
+    #[test]
+    fn completion_tasks_get_a_table_by_level() {
+        let mut ds = dataset();
+        for (id, level) in [
+            ("c1", schemas::SpanKind::Expression),
+            ("c2", schemas::SpanKind::Block),
+        ] {
+            ds.tasks.push(TaskInfo {
+                task_id: id.into(),
+                family: schemas::Family::Completion,
+                class: None,
+                level: Some(level),
+                repo: "plain".into(),
+                difficulty: "unknown (proxy)".into(),
+                window: Some("after_cutoff".into()),
+                quarter: "unknown".into(),
+            });
+        }
+        let mut a = run("oracle", 1);
+        a.outcomes.insert("c1".into(), Outcome { n: 1, c: 1 });
+        a.outcomes.insert("c2".into(), Outcome { n: 1, c: 0 });
+        let sa = score_run(&ds, &a, 50, 0);
+        let fa = family_scores(&ds, &a, 50, 0);
+        let html = render(
+            &ds,
+            &[RunReport {
+                data: &a,
+                scores: &sa,
+                families: &fa,
+                gap: None,
+            }],
+            &Meta {
+                resamples: 50,
+                seed: 0,
+            },
+        );
+        let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle}"));
+        assert!(at("id=\"family-function\"") < at("id=\"family-completion\""));
+        assert!(html.contains("Completion tasks"));
+        assert!(at("<code>expression</code>") < at("<code>block</code>"));
+        assert!(html.contains("pass@1 of completion tasks by level"));
+        // The completion family over its two tasks: one passes.
+        let table = &html[at("id=\"family-completion\"")..];
+        assert!(
+            table.contains("<td>all</td><td class=\"num\">2 / 2</td><td class=\"num\"><span class=\"big\">50.0%</span>"),
+            "{table}"
+        );
     }
 }

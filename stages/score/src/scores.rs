@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use schemas::{Breakdown, Family, FunctionClass, Score};
+use schemas::{Breakdown, Family, FunctionClass, Score, SpanKind};
 
 use crate::data::{Dataset, Outcome, RunData, TaskInfo};
 use crate::estimate::{bootstrap, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64};
@@ -21,6 +21,10 @@ pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
         Breakdown::Difficulty => Some(&t.difficulty),
         Breakdown::Window => t.window.as_deref(),
         Breakdown::Quarter => Some(&t.quarter),
+        Breakdown::Level => match t.family {
+            Family::Completion => t.level.map(SpanKind::as_str),
+            Family::Function | Family::Assertion => None,
+        },
     }
 }
 
@@ -30,6 +34,7 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
     let fixed: &[&str] = match breakdown {
         Breakdown::Family => Family::TEXTS,
         Breakdown::Class => FunctionClass::TEXTS,
+        Breakdown::Level => SpanKind::TEXTS,
         Breakdown::Difficulty => &["low", "medium", "high", "unknown"],
         Breakdown::Window => &["before_cutoff", "after_cutoff", "unknown"],
         // By name: for the quarter, `2025Q4` before `2026Q1`, `unknown` last.
@@ -38,6 +43,97 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
     let base = key.strip_suffix(" (proxy)").unwrap_or(key);
     let pos = fixed.iter().position(|f| *f == base).unwrap_or(fixed.len());
     (pos, key.to_string())
+}
+
+/// One group's pass@k: for each k of [`ks_for`] the group's smallest sample count, the
+/// estimate with its 95% percentile bootstrap interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupScore {
+    /// The group (`all`, a level, ...).
+    pub key: String,
+    /// Scored tasks in the group.
+    pub tasks: i64,
+    /// (k, pass@k), k ascending.
+    pub by_k: Vec<(i32, Estimate)>,
+}
+
+impl GroupScore {
+    /// The group `key` of `breakdown` from a run's `scores` rows; `None` when absent.
+    pub fn from_rows(rows: &[Score], breakdown: Breakdown, key: &str) -> Option<GroupScore> {
+        let by_k: Vec<(i32, Estimate)> = rows
+            .iter()
+            .filter(|s| s.breakdown == breakdown && s.group_key == key)
+            .map(|s| {
+                (
+                    s.k,
+                    Estimate {
+                        value: s.pass_at_k,
+                        low: s.ci_low,
+                        high: s.ci_high,
+                    },
+                )
+            })
+            .collect();
+        let tasks = rows
+            .iter()
+            .find(|s| s.breakdown == breakdown && s.group_key == key)?
+            .tasks;
+        Some(GroupScore {
+            key: key.to_string(),
+            tasks,
+            by_k,
+        })
+    }
+
+    /// pass@k for this k, if the group has it.
+    pub fn at(&self, k: i32) -> Option<Estimate> {
+        self.by_k.iter().find(|(kk, _)| *kk == k).map(|(_, e)| *e)
+    }
+}
+
+/// Scores the run's tasks in the groups `key_of` puts them in (`None`: in none), in the
+/// order of the keys' ranks; each group's generator is seeded with `seed_of(key)`.
+fn score_groups<'a>(
+    dataset: &'a Dataset,
+    run: &RunData,
+    key_of: impl Fn(&'a TaskInfo) -> Option<(usize, String)>,
+    seed_of: impl Fn(&str) -> u64,
+    resamples: usize,
+) -> Vec<GroupScore> {
+    let mut groups: BTreeMap<(usize, String), Vec<Outcome>> = BTreeMap::new();
+    for t in &dataset.tasks {
+        let (Some(key), Some(o)) = (key_of(t), run.outcomes.get(&t.task_id)) else {
+            continue;
+        };
+        groups.entry(key).or_default().push(*o);
+    }
+    groups
+        .into_iter()
+        .map(|((_, key), outcomes)| {
+            let n_min = outcomes.iter().map(|o| o.n).min().unwrap_or(0);
+            let ks = ks_for(n_min);
+            let per_task: Vec<Vec<f64>> = ks
+                .iter()
+                .map(|&k| {
+                    outcomes
+                        .iter()
+                        .map(|o| pass_at_k(o.n, o.c, k).unwrap_or(f64::NAN))
+                        .collect()
+                })
+                .collect();
+            let mut rng = SplitMix64::new(seed_of(&key));
+            let estimates = bootstrap(&per_task, resamples, &mut rng);
+            GroupScore {
+                tasks: outcomes.len() as i64,
+                by_k: ks
+                    .iter()
+                    .map(|k| i32::try_from(*k).unwrap_or(i32::MAX))
+                    .zip(estimates)
+                    .collect(),
+                key,
+            }
+        })
+        .collect()
 }
 
 /// Scores one run: for every breakdown and group with scored tasks, pass@k for each k of
@@ -50,46 +146,127 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
 pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) -> Vec<Score> {
     let mut rows = Vec::new();
     for &breakdown in BREAKDOWNS {
-        let mut groups: BTreeMap<(usize, String), Vec<Outcome>> = BTreeMap::new();
-        for t in &dataset.tasks {
-            let (Some(key), Some(o)) = (group_of(breakdown, t), run.outcomes.get(&t.task_id))
-            else {
-                continue;
-            };
-            groups
-                .entry(group_rank(breakdown, key))
-                .or_default()
-                .push(*o);
-        }
-        for ((_, key), outcomes) in groups {
-            let n_min = outcomes.iter().map(|o| o.n).min().unwrap_or(0);
-            let ks = ks_for(n_min);
-            let per_task: Vec<Vec<f64>> = ks
-                .iter()
-                .map(|&k| {
-                    outcomes
-                        .iter()
-                        .map(|o| pass_at_k(o.n, o.c, k).unwrap_or(f64::NAN))
-                        .collect()
-                })
-                .collect();
-            let mut rng = SplitMix64::new(seed ^ fnv1a(&[breakdown.as_str(), &key]));
-            let estimates = bootstrap(&per_task, resamples, &mut rng);
-            for (k, e) in ks.iter().zip(estimates) {
+        let groups = score_groups(
+            dataset,
+            run,
+            |t| group_of(breakdown, t).map(|key| group_rank(breakdown, key)),
+            |key| seed ^ fnv1a(&[breakdown.as_str(), key]),
+            resamples,
+        );
+        for g in groups {
+            for (k, e) in &g.by_k {
                 rows.push(Score {
                     run: run.name.clone(),
                     breakdown,
-                    group_key: key.clone(),
-                    k: i32::try_from(*k).unwrap_or(i32::MAX),
+                    group_key: g.key.clone(),
+                    k: *k,
                     pass_at_k: e.value,
                     ci_low: e.low,
                     ci_high: e.high,
-                    tasks: outcomes.len() as i64,
+                    tasks: g.tasks,
                 });
             }
         }
     }
     rows
+}
+
+/// The level of a task within its family: the syntax level of a completion task's masked
+/// span (`expression`, `statement`, `block`, `function`), the class of a function task;
+/// `None` for families without levels.
+pub fn level_of(t: &TaskInfo) -> Option<&'static str> {
+    match t.family {
+        Family::Completion => t.level.map(SpanKind::as_str),
+        Family::Function => t.class.map(FunctionClass::as_str),
+        Family::Assertion => None,
+    }
+}
+
+/// Sort key of a level within its family: the contract's order (expression before
+/// function, self-contained before weakly), then by name.
+pub fn level_rank(family: Family, key: &str) -> (usize, String) {
+    let fixed: &[&str] = match family {
+        Family::Completion => SpanKind::TEXTS,
+        Family::Function => FunctionClass::TEXTS,
+        Family::Assertion => &[],
+    };
+    let pos = fixed.iter().position(|f| *f == key).unwrap_or(fixed.len());
+    (pos, key.to_string())
+}
+
+/// What levels are called in a family (`None` when it has none).
+pub fn level_name(family: Family) -> Option<&'static str> {
+    match family {
+        Family::Completion => Some("level"),
+        Family::Function => Some("class"),
+        Family::Assertion => None,
+    }
+}
+
+/// A run's results for one task family: over all its tasks (`all`, the same figures as
+/// the `family` breakdown's row) and by level ([`level_of`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyScores {
+    pub family: Family,
+    /// The family's valid tasks in the dataset (scored or not).
+    pub valid: usize,
+    /// Over the family's scored tasks; `None` when the run scored none.
+    pub all: Option<GroupScore>,
+    /// By level, in [`level_rank`] order (completion: by span kind; function: by class).
+    pub levels: Vec<GroupScore>,
+}
+
+/// The results of a run per task family present among the dataset's valid tasks, in the
+/// contract's order of families. `all` is seeded as the `family` breakdown is (so it is
+/// that row); each level as its breakdown's row is (`level` for completion tasks, `class`
+/// for function tasks), so the levels are those rows of `scores` too.
+pub fn family_scores(
+    dataset: &Dataset,
+    run: &RunData,
+    resamples: usize,
+    seed: u64,
+) -> Vec<FamilyScores> {
+    let mut out = Vec::new();
+    for &family in Family::ALL {
+        let valid = dataset.tasks.iter().filter(|t| t.family == family).count();
+        if valid == 0 {
+            continue;
+        }
+        let all = score_groups(
+            dataset,
+            run,
+            |t| (t.family == family).then(|| (0, "all".to_string())),
+            |_| seed ^ fnv1a(&[Breakdown::Family.as_str(), family.as_str()]),
+            resamples,
+        )
+        .into_iter()
+        .next();
+        let levels = score_groups(
+            dataset,
+            run,
+            |t| {
+                (t.family == family)
+                    .then(|| level_of(t))
+                    .flatten()
+                    .map(|key| level_rank(family, key))
+            },
+            |key| {
+                let breakdown = match family {
+                    Family::Function => Breakdown::Class,
+                    Family::Completion | Family::Assertion => Breakdown::Level,
+                };
+                seed ^ fnv1a(&[breakdown.as_str(), key])
+            },
+            resamples,
+        );
+        out.push(FamilyScores {
+            family,
+            valid,
+            all,
+            levels,
+        });
+    }
+    out
 }
 
 /// pass@1 before the cutoff minus pass@1 after it, with the 95% bootstrap interval of that
@@ -154,6 +331,7 @@ mod tests {
             task_id: id.into(),
             family: family.parse().unwrap(),
             class: (family == "function").then_some(schemas::FunctionClass::SelfContained),
+            level: (family == "completion").then_some(SpanKind::Statement),
             repo: repo.into(),
             difficulty: difficulty.into(),
             window: None,
@@ -261,6 +439,78 @@ mod tests {
         // Deterministic.
         let again = score_run(&ds, &run(&[("a", 5, 2), ("b", 5, 5), ("c", 3, 0)]), 200, 0);
         assert_eq!(rows, again);
+    }
+
+    #[test]
+    fn families_by_level() {
+        let mut tasks = vec![
+            task("f1", "function", "r1", "low"),
+            task("f2", "function", "r1", "low"),
+            task("c1", "completion", "r2", "low"),
+            task("c2", "completion", "r2", "low"),
+            task("c3", "completion", "r2", "low"),
+            task("c4", "completion", "r2", "low"),
+        ];
+        tasks[2].level = Some(SpanKind::Expression);
+        tasks[3].level = Some(SpanKind::Function);
+        tasks[4].level = Some(SpanKind::Expression);
+        let ds = Dataset {
+            tasks,
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        };
+        // c4 has no execution: counted valid, not scored.
+        let r = run(&[
+            ("f1", 2, 2),
+            ("f2", 2, 0),
+            ("c1", 2, 1),
+            ("c2", 2, 0),
+            ("c3", 2, 2),
+        ]);
+        let fams = family_scores(&ds, &r, 200, 0);
+        let names: Vec<Family> = fams.iter().map(|f| f.family).collect();
+        assert_eq!(names, [Family::Function, Family::Completion]);
+        let completion = &fams[1];
+        assert_eq!(completion.valid, 4);
+        let all = completion.all.as_ref().unwrap();
+        assert_eq!(all.tasks, 3);
+        assert!((all.at(1).unwrap().value - 0.5).abs() < 1e-12);
+        // pass@2: c1 1, c2 0, c3 1.
+        assert!((all.at(2).unwrap().value - 2.0 / 3.0).abs() < 1e-12);
+        // The family's `all` is the `family` breakdown's row, interval included.
+        let rows = score_run(&ds, &r, 200, 0);
+        let row = rows
+            .iter()
+            .find(|s| s.breakdown == Breakdown::Family && s.group_key == "completion" && s.k == 1)
+            .unwrap();
+        let e = all.at(1).unwrap();
+        assert_eq!(
+            (row.pass_at_k, row.ci_low, row.ci_high),
+            (e.value, e.low, e.high)
+        );
+        // Levels in the contract's order: expression (c1, c3), statement (c4, unscored:
+        // absent), function (c2).
+        let levels: Vec<(&str, i64, f64)> = completion
+            .levels
+            .iter()
+            .map(|g| (g.key.as_str(), g.tasks, g.at(1).unwrap().value))
+            .collect();
+        assert_eq!(levels, [("expression", 2, 0.75), ("function", 1, 0.0)]);
+        // Function tasks are levelled by class.
+        assert_eq!(fams[0].levels.len(), 1);
+        assert_eq!(fams[0].levels[0].key, "self_contained");
+        // A dataset without completion tasks has no completion family.
+        let only_functions = Dataset {
+            tasks: ds.tasks[..2].to_vec(),
+            ..ds.clone()
+        };
+        let fams = family_scores(&only_functions, &r, 200, 0);
+        assert_eq!(fams.len(), 1);
+        assert_eq!(fams[0].family, Family::Function);
+        // A run that scored no completion task still lists the family, with nothing in it.
+        let fams = family_scores(&ds, &run(&[("f1", 1, 1)]), 200, 0);
+        assert!(fams[1].all.is_none() && fams[1].levels.is_empty());
     }
 
     #[test]

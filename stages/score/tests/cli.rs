@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 
 use common::{read_scores, score, standard, write_dataset, write_run, write_slices};
-use schemas::Score;
+use schemas::{Score, Validation};
 
 fn get<'a>(rows: &'a [Score], breakdown: &str, group: &str, k: i32) -> &'a Score {
     let breakdown: schemas::Breakdown = breakdown.parse().unwrap();
@@ -389,4 +389,142 @@ fn help_documents_every_option() {
     ] {
         assert!(help.contains(opt), "{opt} missing from\n{help}");
     }
+}
+
+/// Completion tasks are scored beside function tasks: in the family breakdown, by level in
+/// the summary and the report, in the windows and on the contamination curve; without
+/// slices of their own they are `unknown` difficulty, and nothing breaks.
+#[test]
+fn completion_tasks_by_level_beside_function_tasks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    common::write_completion(dir);
+    write_slices(dir);
+    // One sample each: c0 passes, c1 and c2 fail (c3 is invalid: ignored).
+    common::add_completion_run(dir, "oracle", 1, |i, _| i == 0);
+    let out = score(&[
+        "--data",
+        d(dir),
+        "--run",
+        "oracle",
+        "--cutoff",
+        "2024-01-01",
+    ]);
+    ok(&out);
+    let rows = read_scores(dir, "oracle");
+    assert_eq!(
+        groups(&rows, "family"),
+        [("function".into(), 9), ("completion".into(), 3)]
+    );
+    assert_eq!(get(&rows, "overall", "all", 1).tasks, 12);
+    let c = get(&rows, "family", "completion", 1);
+    assert!((c.pass_at_k - 1.0 / 3.0).abs() < 1e-12, "{c:?}");
+    // The class breakdown stays the function tasks'.
+    assert_eq!(
+        groups(&rows, "class").iter().map(|(_, n)| n).sum::<i64>(),
+        9
+    );
+    // Completion tasks' code dates place them in the windows and quarters: c0, c1 before
+    // the cutoff (with alpha's 4), c2 after it (with beta's 4).
+    assert_eq!(
+        groups(&rows, "window"),
+        [
+            ("before_cutoff".into(), 6),
+            ("after_cutoff".into(), 5),
+            ("unknown".into(), 1)
+        ]
+    );
+    assert_eq!(
+        groups(&rows, "quarter"),
+        [
+            ("2023Q2".into(), 6),
+            ("2024Q3".into(), 5),
+            ("unknown".into(), 1)
+        ]
+    );
+    // No slice for them: unknown difficulty, the function tasks' tertiles unchanged.
+    assert_eq!(
+        groups(&rows, "difficulty"),
+        [
+            ("low".into(), 3),
+            ("medium".into(), 3),
+            ("high".into(), 3),
+            ("unknown".into(), 3)
+        ]
+    );
+
+    // The summary on stdout: the completion family overall and by level, beside functions.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = |needle: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} in\n{stdout}"))
+            .to_string()
+    };
+    assert!(line("function    all").contains("9 / 9"), "{stdout}");
+    assert!(line("completion  all").contains("3 / 3"), "{stdout}");
+    assert!(line("completion  all").contains("33.3%"), "{stdout}");
+    assert!(line("level expression").contains("2  "), "{stdout}");
+    assert!(line("level expression").contains("50.0%"), "{stdout}");
+    assert!(line("level block").contains("0.0%"), "{stdout}");
+    assert!(
+        !stdout.contains("level function"),
+        "c3 is invalid: {stdout}"
+    );
+
+    let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
+    assert!(html.contains("id=\"family-completion\"") && html.contains("Completion tasks"));
+    assert!(html.contains("pass@1 of completion tasks by level"));
+    assert!(html.contains("<code>expression</code>") && html.contains("<code>block</code>"));
+}
+
+/// A dataset of completion tasks only (no `function_tasks` table) is scored too.
+#[test]
+fn a_dataset_of_completion_tasks_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    common::write_completion(dir);
+    common::add_completion_run(dir, "oracle", 2, |_, s| s == 0);
+    std::fs::remove_file(dir.join("function_tasks.parquet")).unwrap();
+    let validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    let completion: Vec<Validation> = validations
+        .into_iter()
+        .filter(|v| v.family == schemas::Family::Completion)
+        .collect();
+    schemas::write_table(dir, &completion).unwrap();
+    let out = score(&["--data", d(dir), "--run", "oracle"]);
+    ok(&out);
+    let rows = read_scores(dir, "oracle");
+    assert_eq!(groups(&rows, "family"), [("completion".into(), 3)]);
+    assert!(groups(&rows, "class").is_empty());
+    let c = get(&rows, "family", "completion", 1);
+    assert_eq!(c.tasks, 3);
+    assert!((c.pass_at_k - 0.5).abs() < 1e-12);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("level expression"), "{stdout}");
+}
+
+/// Without completion tasks the summary has the function family only.
+#[test]
+fn the_summary_without_completion_tasks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    let out = score(&["--data", d(dir), "--run", "oracle", "--run", "null"]);
+    ok(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("run "), "{stdout}");
+    assert!(!stdout.contains("completion"), "{stdout}");
+    let oracle: Vec<&str> = stdout.lines().filter(|l| l.starts_with("oracle")).collect();
+    // all, function, its two classes.
+    assert_eq!(oracle.len(), 4, "{stdout}");
+    assert!(oracle[0].contains("9 / 9") && oracle[0].contains("100.0% [100.0, 100.0]"));
+    assert!(stdout
+        .lines()
+        .any(|l| l.starts_with("null") && l.contains("@3 0.0%")));
+    let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
+    assert!(!html.contains("Completion tasks"));
 }

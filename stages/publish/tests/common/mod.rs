@@ -417,3 +417,98 @@ pub fn tools_python() -> Result<PathBuf, String> {
     }
     Ok(path)
 }
+
+/// A `files` row of repository `repo` holding `content`, hashed as crawl hashes it.
+pub fn file(repo: &str, path: &str, content: &str) -> schemas::File {
+    use sha2::{Digest, Sha256};
+    schemas::File {
+        repo_id: repo.into(),
+        path: path.into(),
+        kind: if path.starts_with("tests/") {
+            schemas::FileKind::Test
+        } else {
+            schemas::FileKind::Source
+        },
+        sha256: hex::encode(Sha256::digest(content.as_bytes())),
+        size: content.len() as i64,
+        content: Some(content.into()),
+        bytes: None,
+        status: schemas::FileStatus::Ok,
+        reason: None,
+        changed_lines: None,
+        line_dates: None,
+    }
+}
+
+/// The completion tasks: of the MIT repository `c-expr` (an expression, code of
+/// 2026-09-10 from its history), `c-block` (a block, dated only by its release) and
+/// `c-invalid` (not valid); of the GPL one `c-gpl` (valid, left out for its license).
+pub const COMPLETION_PUBLISHED: [&str; 2] = ["c-expr", "c-block"];
+
+/// Adds completion tasks, their validations and the repositories' files to the dataset
+/// of [`write_dataset`] in `dir`.
+pub fn write_completion(dir: &Path) {
+    use schemas::{CompletionTask, SpanKind};
+    let task = |id: &str, repo: &str, kind: SpanKind, date: Option<(&str, CodeDateSource)>| {
+        CompletionTask {
+            span_kind: kind,
+            code_date: date.and_then(|(d, _)| Timestamp::parse(d)),
+            code_date_source: date.map(|(_, s)| s),
+            context: vec![schemas::ContextSnippet {
+                path: "pkg/util.py".into(),
+                text: "def helper():\n    return 0\n".into(),
+                score: 0.5,
+            }],
+            ..examples::completion_task(id, repo)
+        }
+    };
+    let tasks = vec![
+        task(
+            "c-expr",
+            "r-mit",
+            SpanKind::Expression,
+            Some(("2026-09-10", CodeDateSource::ReleaseHistory)),
+        ),
+        task(
+            "c-block",
+            "r-mit",
+            SpanKind::Block,
+            Some(("2026-10-01", CodeDateSource::ReleaseDate)),
+        ),
+        task("c-invalid", "r-mit", SpanKind::Statement, None),
+        task(
+            "c-gpl",
+            "r-gpl",
+            SpanKind::Function,
+            Some(("2026-09-10", CodeDateSource::GitHistory)),
+        ),
+    ];
+    schemas::write_table(dir, &tasks).unwrap();
+    let mut validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    for (id, valid) in [
+        ("c-expr", true),
+        ("c-block", true),
+        ("c-invalid", false),
+        ("c-gpl", true),
+    ] {
+        validations.push(Validation {
+            family: Family::Completion,
+            mutants_total: Some(4),
+            mutants_killed: Some(3),
+            ..validation(id, valid)
+        });
+    }
+    schemas::write_table(dir, &validations).unwrap();
+    let files = vec![
+        file("r-mit", "pkg/mod.py", "def add(a, b):\n    return a + b\n"),
+        file("r-gpl", "gpl/mod.py", "x = 1\n"),
+        file(
+            "r-mit",
+            "tests/test_mod.py",
+            "from pkg.mod import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        ),
+        file("r-mit", "pkg/util.py", "def helper():\n    return 0\n"),
+        file("r-idle", "idle.py", ""),
+    ];
+    schemas::write_table(dir, &files).unwrap();
+}

@@ -3,7 +3,8 @@
 //! - repos `alpha` (r1) and `beta` (r2);
 //! - function tasks t1 (alpha, valid), t2 (alpha, valid), t3 (beta, found invalid), t4
 //!   (beta, rejected, never validated); a completion task c1 (beta, valid) and an assertion
-//!   task a1 (alpha, not validated);
+//!   task a1 (alpha, not validated); t1..t4 are functions f1..f4 (file `m.py`), c1 masks a
+//!   statement of `pkg/mod.py`, its code dated 2026-09-10;
 //! - slices of t1, t2 and c1 with ESV 10, 40, 100 and equal MCL and DFI: difficulty `low`,
 //!   `medium`, `high` (tertiles of the mean normalized rank, as score buckets them);
 //! - run `oracle` (model `oracle`): 2 samples of t1, t2, t3, all passing but t3's second;
@@ -37,6 +38,8 @@ pub fn function_task(id: &str, repo: &str, class: &str, status: &str, cases: i32
         cases,
         // t1's code is newer than the cutoff, the others' is not.
         after_cutoff: Some(id == "t1"),
+        // t1 is function f1 (of `m.py`), t2 f2...
+        function_id: format!("f{}", &id[1..]),
         ..examples::function_task(id, repo)
     }
 }
@@ -53,6 +56,8 @@ fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
             .collect(),
         function_id: None,
         after_cutoff: Some(true),
+        code_date: schemas::Timestamp::parse("2026-09-10"),
+        code_date_source: Some(schemas::CodeDateSource::GitHistory),
         ..examples::completion_task(id, repo)
     }
 }

@@ -213,3 +213,90 @@ pub fn target_dir() -> PathBuf {
         .unwrap()
         .to_path_buf()
 }
+
+/// Completion tasks `c0`..`c3` of repository `beta`: `c0` and `c1` mask an expression,
+/// `c2` a block, `c3` a function; `c3` is invalid. Their code dates: `c0`, `c1` 2023-05
+/// (before the cutoff 2024-01-01), `c2`, `c3` 2024-09. Writes `completion_tasks` and adds
+/// their rows to `validations`.
+pub fn write_completion(dir: &Path) {
+    use schemas::{CompletionTask, SpanKind};
+    let levels = [
+        SpanKind::Expression,
+        SpanKind::Expression,
+        SpanKind::Block,
+        SpanKind::Function,
+    ];
+    let tasks: Vec<CompletionTask> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, level)| {
+            let date = if i < 2 {
+                "2023-05-10T00:00:00Z"
+            } else {
+                "2024-09-10T00:00:00Z"
+            };
+            CompletionTask {
+                span_kind: *level,
+                code_date: Timestamp::parse(date),
+                code_date_source: Some(schemas::CodeDateSource::GitHistory),
+                ..examples::completion_task(&format!("c{i}"), "r-beta")
+            }
+        })
+        .collect();
+    schemas::write_table(dir, &tasks).unwrap();
+    let mut validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    for i in 0..4 {
+        validations.push(Validation {
+            family: schemas::Family::Completion,
+            ..examples::validation(&format!("c{i}"), i != 3)
+        });
+    }
+    schemas::write_table(dir, &validations).unwrap();
+}
+
+/// Adds executions of the completion tasks to run `name` (`passes(task, sample)`), with
+/// candidates of the family `completion`.
+pub fn add_completion_run(
+    dir: &Path,
+    name: &str,
+    samples: i32,
+    passes: impl Fn(usize, i32) -> bool,
+) {
+    let rdir = dir.join("runs").join(name);
+    let mut candidates: Vec<Candidate> =
+        schemas::read_table_from(&rdir.join("candidates.parquet")).unwrap();
+    let mut executions: Vec<Execution> =
+        schemas::read_table_from(&rdir.join("executions.parquet")).unwrap();
+    let model = candidates
+        .first()
+        .map_or_else(|| "m".to_string(), |c| c.model.clone());
+    for i in 0..4 {
+        for s in 0..samples {
+            let id = format!("c{i}");
+            candidates.push(Candidate {
+                task_id: id.clone(),
+                family: schemas::Family::Completion,
+                sample: s,
+                model: model.clone(),
+                answer: Some("a + b".into()),
+                ..candidates[0].clone()
+            });
+            let pass = passes(i, s);
+            executions.push(Execution {
+                run: name.into(),
+                task_id: id,
+                sample: s,
+                status: if pass { "pass" } else { "fail" }.parse().unwrap(),
+                cases_passed: i32::from(pass),
+                cases_total: 1,
+                seconds: 0.5,
+                fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
+                detail: None,
+                isolation: "namespaces".parse().unwrap(),
+                input_hash: "h".into(),
+            });
+        }
+    }
+    schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
+    schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
+}
