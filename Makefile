@@ -1,15 +1,18 @@
 # freshbench: build, test, demo and benchmark.
 #   make demo    the pipeline on the bundled fixtures, from crawl to a report of the reference solvers
+#                (function tasks, and completion tasks judged by the fixtures' own tests)
 #   make dataset SOURCES=file.toml NAME=q4   the same chain on any sources into data/NAME
 #                (MODELS="oracle null mutant gpt" MODEL_gpt=openai:...@URL, CUTOFF=YYYY-MM-DD, JOBS=2)
 #   make quarterly QUARTER=2026q4 CUTOFF=...  the quarter's dataset, then a dated snapshot (publish)
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
+#                (the completion judge: its tests against the whole suite per answer, on data/real)
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
 #                synthesize-tests' coverage vs Hypothesis' st.from_type, SYNTH_CALLS calls each,
 #                on all of data/synth (~20 min) or the first SYNTH_LIMIT candidates)
 #   make real    the pipeline on real projects from the package registry (network)
 #   make real-tests  their own test suites, in their environments, in the sandbox
+#   make real-completion  completion tasks from those suites: mask, validate, reference solvers, figures
 #   make real-synth  function tasks from 14 real projects (SYNTH_SOURCES) into data/synth, with figures
 
 SHELL := /bin/bash
@@ -28,12 +31,12 @@ SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 JOBS    ?= 2
-STAGES  := crawl resolve classify execute synthesize-tests solve score publish
+STAGES  := crawl resolve classify execute synthesize-tests mask solve score publish
 # query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant
 
-.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-completion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -128,6 +131,9 @@ bench: setup
 	$(RBIN)/execute-bench
 	@echo "== execute --run: a run's candidates through the sandbox against a fresh python per candidate"
 	bash scripts/bench-candidates.sh $(SYNTH)
+	@echo "== completion judge: the tests that execute the span against the whole suite, per answer"
+	$(CARGO) build --release -p mask --bins
+	BIN=$(RBIN) bash scripts/bench-judge.sh $(REAL)
 	@echo "== synthesize-tests against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls"
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
 
@@ -150,6 +156,17 @@ real-synth: setup build
 ## Each real repository's own tests, run twice in the sandbox, into repo_tests (minutes).
 real-tests: real
 	$(BIN)/execute --data $(REAL) --repo-tests
+
+## Completion tasks from the real repositories' own tests: mask, validation, the reference
+## solvers on them, figures (scripts/completion-report.py).
+real-completion: real-tests
+	$(BIN)/mask --data $(REAL) $(MASK_ARGS); test $$? -le 1
+	$(BIN)/execute --data $(REAL) --validate --jobs $(JOBS); test $$? -le 1
+	for m in oracle null mutant; do \
+	  $(BIN)/solve --data $(REAL) --run $$m --model $$m --family completion && \
+	  $(BIN)/execute --data $(REAL) --run $$m --jobs $(JOBS) || exit 1; \
+	done
+	$(PY) scripts/completion-report.py $(REAL)
 
 fmt:
 	$(CARGO) fmt --all
