@@ -106,7 +106,8 @@ pub fn null_fill(task: &Task) -> &'static str {
 
 /// The mutant fill of a completion task for a sample: the mutants of the span within its
 /// file (of the masked text alone, dedented, when the file does not parse), one picked by a
-/// hash of the task id and the sample. Returns the mutant's id and the mutated span.
+/// hash of the task id and the sample; the span deleted (the neutral fill) when no
+/// operator changes it. Returns the mutant's id and the mutated span.
 pub fn mutant_fill(task: &Task, sample: u32) -> Result<(String, String), NoAnswer> {
     let c = task
         .completion
@@ -151,7 +152,13 @@ pub fn mutant_fill(task: &Task, sample: u32) -> Result<(String, String), NoAnswe
                 .collect()
         }
     };
-    let all: Vec<(String, String)> = all.into_iter().filter(|(_, f)| f != reference).collect();
+    let mut all: Vec<(String, String)> =
+        all.into_iter().filter(|(_, f)| f != reference).collect();
+    if all.is_empty() && null_fill(task) != reference.trim() {
+        // Nothing the operators change (`self.x = y`): the span deleted, the classic
+        // statement-deletion mutant (the neutral fill validation saw fail).
+        all.push(("deleted".into(), null_fill(task).to_string()));
+    }
     if all.is_empty() {
         return Err(NoAnswer(
             "mutant: no mutants: the masked span holds nothing the mutation operators change"
