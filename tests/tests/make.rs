@@ -75,6 +75,7 @@ fn the_pipeline_reruns_only_what_changed() {
         );
     }
     let stages_run = timings.lines().count();
+    completion_tasks_of_the_fixtures(&dir);
 
     // Nothing changed: `make -q` says up to date, and a second make runs no stage.
     let q = make(&dir, &["-q"]);
@@ -102,4 +103,37 @@ fn the_pipeline_reruns_only_what_changed() {
     assert!(!plan.contains("crawl --data"), "{plan}");
     assert!(!plan.contains("resolve --data"), "{plan}");
     assert!(!plan.contains("classify --data"), "{plan}");
+}
+
+/// The fixtures' completion tasks (mask on the fixtures' own suites): spans of every level,
+/// each splicing back into its file, judged by tests, and no task whose reference appears in
+/// its own context.
+fn completion_tasks_of_the_fixtures(dir: &Path) {
+    let tasks: Vec<schemas::CompletionTask> = schemas::read_table(dir).unwrap();
+    let files: Vec<schemas::File> = schemas::read_table(dir).unwrap();
+    for level in schemas::SpanKind::ALL {
+        assert!(
+            tasks.iter().any(|t| t.span_kind == *level),
+            "no {level} span among the fixtures' {} completion tasks",
+            tasks.len()
+        );
+    }
+    for t in &tasks {
+        let file = files
+            .iter()
+            .find(|f| f.repo_id == t.repo_id && f.path == t.path)
+            .unwrap();
+        let whole = format!("{}{}{}", t.prefix, t.reference, t.suffix);
+        assert_eq!(Some(whole.as_str()), file.content.as_deref(), "{}", t.task_id);
+        assert!(!t.tests.is_empty(), "{}", t.task_id);
+        for c in &t.context {
+            assert!(
+                !c.text.contains(t.reference.trim()),
+                "task {}: its reference {:?} is in its context ({})",
+                t.task_id,
+                t.reference,
+                c.path
+            );
+        }
+    }
 }
