@@ -16,7 +16,8 @@
 //!   (hash seeds 0 and 1, the second time in the reverse order), and every neutral fill
 //!   that parses (`None`, `pass`, the span deleted, `raise NotImplementedError`, as the
 //!   span's level allows) must fail one; mutants of the span (the `mutants` library) are
-//!   run and their kill rate recorded.
+//!   run and their kill rate recorded: when there are some and none fails a judge test,
+//!   the task is invalid (`mutants_survive`).
 //! - [`execute`]: a run's answer against the judge tests.
 
 use std::collections::{BTreeMap, HashMap};
@@ -645,16 +646,27 @@ pub fn validate(
             killed += 1;
         }
     }
+    // Judges that let every mutated fill through do not check what the span computes.
+    let survive = !mutants.is_empty() && killed == 0;
     Ok(Validation {
         original_passes: true,
         null_fails: true,
         stable,
-        status: ValidationStatus::Valid,
-        valid: true,
+        status: if survive {
+            ValidationStatus::Invalid
+        } else {
+            ValidationStatus::Valid
+        },
+        valid: !survive,
         original_seconds: a.seconds,
         mutants_total: Some(mutants.len() as i32),
         mutants_killed: Some(killed),
-        reason: None,
+        reason: survive.then(|| {
+            format!(
+                "mutants_survive: none of the span's {} mutants fails a judge test",
+                mutants.len()
+            )
+        }),
         isolation,
         ..base
     })

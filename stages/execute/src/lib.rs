@@ -138,7 +138,7 @@ pub struct Args {
     /// fill against its judge tests twice (hash seeds 0 and 1, the second time in the
     /// reverse order), each neutral fill (`pass`, `None`, the span deleted, `raise
     /// NotImplementedError`) once (each must fail), and `--mutants` mutants of the span
-    /// (their kill rate is recorded).
+    /// (their kill rate is recorded; judges that kill none of them make the task invalid).
     #[arg(long)]
     pub validate: bool,
     /// Run the answers of `runs/NAME/candidates` against their tasks' cases and write
