@@ -53,12 +53,17 @@ pub struct Args {
     /// Seed of the choice of spans (the same seed and inputs give the same tasks).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
-    /// At most this many tasks per file, balanced across the four levels.
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    /// At most this many tasks per file, balanced across the four levels (a repository of
+    /// a few large modules needs a high cap to reach --per-repo).
+    #[arg(long, value_name = "N", default_value_t = 32)]
     pub per_file: usize,
     /// At most this many tasks per repository, balanced across the four levels.
-    #[arg(long, value_name = "M", default_value_t = 80)]
+    #[arg(long, value_name = "M", default_value_t = 64)]
     pub per_repo: usize,
+    /// Leave out spans whose judge tests took longer than this in `repo_tests`, summed
+    /// (every answer costs a run of them; validating a task, about ten).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub max_judge_seconds: f64,
     /// Tokens of cross-file context per task (words split at blank space and punctuation).
     #[arg(long, value_name = "TOKENS", default_value_t = 2048)]
     pub context_budget: usize,
@@ -90,6 +95,8 @@ pub struct Options {
     pub per_file: usize,
     pub per_repo: usize,
     pub context_budget: usize,
+    /// Spans whose judge tests took longer in `repo_tests` (summed) are left out.
+    pub max_judge_seconds: f64,
 }
 
 impl Default for Options {
@@ -97,9 +104,10 @@ impl Default for Options {
         Options {
             limits: Limits::default(),
             seed: 0,
-            per_file: 4,
-            per_repo: 80,
+            per_file: 32,
+            per_repo: 64,
             context_budget: 2048,
+            max_judge_seconds: 30.0,
         }
     }
 }
@@ -131,6 +139,13 @@ impl Args {
                 expected: "give at least --min-chars",
             });
         }
+        if self.max_judge_seconds.is_nan() || self.max_judge_seconds <= 0.0 {
+            return Err(MaskError::BadOption {
+                flag: "--max-judge-seconds",
+                value: self.max_judge_seconds.to_string(),
+                expected: "give a positive number of seconds",
+            });
+        }
         if self.jobs == Some(0) {
             return Err(MaskError::BadOption {
                 flag: "--jobs",
@@ -150,6 +165,7 @@ impl Args {
             per_file: self.per_file,
             per_repo: self.per_repo,
             context_budget: self.context_budget,
+            max_judge_seconds: self.max_judge_seconds,
         })
     }
 }

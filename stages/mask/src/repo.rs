@@ -228,6 +228,11 @@ pub fn mask_repo(
                     continue;
                 }
             };
+            // Every answer to the task costs a run of its judges (validation: about ten).
+            if judges.seconds > opts.max_judge_seconds {
+                summary.judges_too_slow[l] += 1;
+                continue;
+            }
             let reference = &p.text[span.start_byte..span.end_byte];
             if leaks(&p.squashed, reference) {
                 summary.leak[l] += 1;

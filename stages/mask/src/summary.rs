@@ -37,6 +37,8 @@ pub struct Summary {
     pub too_big: PerLevel,
     pub not_covered: PerLevel,
     pub no_passing_tests: PerLevel,
+    /// Their judge tests took longer than `--max-judge-seconds` in `repo_tests`.
+    pub judges_too_slow: PerLevel,
     /// The reference appears elsewhere in its own file.
     pub leak: PerLevel,
     /// Left out by `--per-file` and `--per-repo`.
@@ -65,6 +67,7 @@ impl Summary {
         add(&mut self.too_big, &o.too_big);
         add(&mut self.not_covered, &o.not_covered);
         add(&mut self.no_passing_tests, &o.no_passing_tests);
+        add(&mut self.judges_too_slow, &o.judges_too_slow);
         add(&mut self.leak, &o.leak);
         add(&mut self.cap, &o.cap);
         add(&mut self.written, &o.written);
@@ -99,12 +102,13 @@ impl Summary {
             write!(out, " {:>10}", k.as_str())?;
         }
         writeln!(out, " {:>10}", "total")?;
-        let rows: [(&str, &PerLevel); 8] = [
+        let rows: [(&str, &PerLevel); 9] = [
             ("found", &self.found),
             ("- too small", &self.too_small),
             ("- too big", &self.too_big),
             ("- not covered", &self.not_covered),
             ("- no passing tests", &self.no_passing_tests),
+            ("- judges too slow", &self.judges_too_slow),
             ("- leak (in own file)", &self.leak),
             ("- cap", &self.cap),
             ("= tasks written", &self.written),
