@@ -157,14 +157,16 @@ pub fn normalize_fill(kind: SpanKind, indent: &str, fill: &str) -> String {
 }
 
 /// The neutral fills of a task's level, each with its name: answers that know nothing, which
-/// a sound judge must reject. Those that equal the reference are left out.
+/// a sound judge must reject (`None` and the span deleted for an expression; `pass`, which
+/// stands for `None` and the deleted span too, and `raise NotImplementedError` for the other
+/// levels). Those that equal the reference are left out.
 pub fn neutral_fills(task: &CompletionTask) -> Vec<(&'static str, String)> {
     let fills: &[(&str, &str)] = match task.span_kind {
         SpanKind::Expression => &[("None", "None"), ("deleted", "")],
+        // As statements, `None` compiles to what `pass` does (nothing), and the span deleted
+        // is `pass` again or an empty block that does not compile: `pass` stands for both.
         _ => &[
             ("pass", "pass"),
-            ("None", "None"),
-            ("deleted", ""),
             ("raise NotImplementedError", "raise NotImplementedError"),
         ],
     };
@@ -289,6 +291,9 @@ pub struct Judges<'b> {
     workers: &'b HashMap<String, Result<RepoWorker, String>>,
     opts: CompletionOptions,
     batches: BTreeMap<(String, u32), Batch<'b>>,
+    /// A tighter wall-clock limit for the runs of one task (validation's neutral fills and
+    /// mutants: a few times what the reference took, so a fill that loops costs seconds).
+    tight_wall: Option<Duration>,
 }
 
 impl<'b> Judges<'b> {
@@ -302,6 +307,7 @@ impl<'b> Judges<'b> {
             workers,
             opts,
             batches: BTreeMap::new(),
+            tight_wall: None,
         }
     }
 
@@ -319,7 +325,11 @@ impl<'b> Judges<'b> {
             Some(Err(why)) => return Ok(JudgeVerdict::infra(task, why)),
             None => return Ok(JudgeVerdict::infra(task, "no worker for its repository")),
         };
-        let limits = self.opts.limits(task);
+        let mut limits = self.opts.limits(task);
+        if let Some(w) = self.tight_wall {
+            limits.wall = limits.wall.min(w);
+            limits.cpu_seconds = limits.wall.as_secs().max(1);
+        }
         let (backend, spec) = (self.backend, &worker.spec);
         let batch = self
             .batches
@@ -581,6 +591,29 @@ pub fn validate(
         });
     }
     let b = judges.judge(task, &task.reference, 1, true)?;
+    // The fills below that loop stop at a few times what the reference took, not at the
+    // judge's limit for model answers (20 s at least).
+    let slowest = a.seconds.max(b.seconds);
+    judges.tight_wall = Some(Duration::from_secs_f64(3.0 * slowest + 3.0));
+    let v = validate_fills(judges, task, &a, &b, base, isolation);
+    judges.tight_wall = None;
+    v
+}
+
+/// [`validate`] once the reference passed twice: stability, the neutral fills, mutants.
+fn validate_fills(
+    judges: &mut Judges<'_>,
+    task: &CompletionTask,
+    a: &JudgeVerdict,
+    b: &JudgeVerdict,
+    base: Validation,
+    isolation: Isolation,
+) -> Result<Validation, ExecError> {
+    let infra = |why: &str| Validation {
+        status: ValidationStatus::Infra,
+        reason: Some(format!("infra: {why}")),
+        ..base.clone()
+    };
     if b.status.is_infra() {
         return Ok(infra(b.detail.as_deref().unwrap_or("")));
     }
