@@ -13,8 +13,8 @@ use std::rc::Rc;
 
 use flate2::read::GzDecoder;
 
-use crate::files::is_wanted;
-use crate::tree::{in_skipped_dir, read_hashed, Entry, Tree};
+use crate::files::{is_wanted, wanted};
+use crate::tree::{in_skipped_dir, read_hashed, Entry, Keeper, Limits, Tree, Want};
 
 /// Links longer than this are not link targets but junk.
 const MAX_LINK_BYTES: u64 = 4096;
@@ -149,7 +149,7 @@ impl<R: Read> Read for Capped<R> {
 /// Entries as read, before the top-level folder is stripped.
 struct Collected {
     name: String,
-    max_file_bytes: u64,
+    keeper: Keeper,
     /// (path, entry); `None` for folders and for files not needed.
     entries: Vec<(String, Option<Entry>)>,
     listing: Vec<(String, String)>,
@@ -166,10 +166,16 @@ impl Collected {
 
     /// Records a regular file, reading it through `reader`.
     fn file(&mut self, path: String, reader: &mut dyn Read) -> io::Result<()> {
-        let keep = is_wanted(&path) || is_wanted(strip_first(&path));
-        let (sha256, size, bytes) = read_hashed(reader, keep, self.max_file_bytes)?;
+        // The top folder is known only at the end: the path with or without it.
+        let want = match (wanted(&path), wanted(strip_first(&path))) {
+            (Some(Want::Code), _) | (_, Some(Want::Code)) => Some(Want::Code),
+            (a, b) => a.or(b),
+        };
+        let cap = self.keeper.cap(want);
+        let (sha256, size, bytes) = read_hashed(reader, cap.is_some(), cap.unwrap_or(0))?;
+        self.keeper.held(want, bytes.as_ref());
         self.listing.push((path.clone(), sha256.clone()));
-        let entry = keep.then_some(Entry::File {
+        let entry = cap.is_some().then_some(Entry::File {
             sha256,
             size,
             bytes,
@@ -225,7 +231,7 @@ fn strip_first(path: &str) -> &str {
 pub fn read_archive(
     name: &str,
     bytes: &[u8],
-    max_file_bytes: u64,
+    limits: &Limits,
     max_archive_bytes: u64,
 ) -> Result<Tree, ArchiveError> {
     let format = format_of(name)?;
@@ -233,7 +239,7 @@ pub fn read_archive(
     let hit = Rc::new(Cell::new(false));
     let mut collected = Collected {
         name: name.to_string(),
-        max_file_bytes,
+        keeper: Keeper::new(*limits),
         entries: Vec::new(),
         listing: Vec::new(),
     };

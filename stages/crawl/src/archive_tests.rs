@@ -39,9 +39,19 @@ fn tgz(entries: &[Spec<'_>]) -> Vec<u8> {
 }
 
 const F: tar::EntryType = tar::EntryType::Regular;
+/// Code files only, each up to 1000 bytes (what an earlier version is read with).
+const CODE: Limits = Limits::code_only(1000);
+/// Code files and data files: 100 bytes a data file, 150 in all.
+const DATA: Limits = Limits {
+    max_file_bytes: 1000,
+    data: Some(crate::tree::DataLimits {
+        max_file_bytes: 100,
+        max_repo_bytes: 150,
+    }),
+};
 
 fn read(bytes: &[u8]) -> Result<Tree, ArchiveError> {
-    read_archive("demo-1.0.tar.gz", bytes, 1000, 1 << 20)
+    read_archive("demo-1.0.tar.gz", bytes, &CODE, 1 << 20)
 }
 
 #[test]
@@ -126,20 +136,20 @@ fn corrupt_archives_are_errors() {
         read(&gz(&truncated_tar[..1024])),
         Err(ArchiveError::Corrupt { .. })
     ));
-    let zip = read_archive("demo.zip", b"PK\x03\x04garbage", 1000, 1 << 20);
+    let zip = read_archive("demo.zip", b"PK\x03\x04garbage", &CODE, 1 << 20);
     assert!(matches!(zip, Err(ArchiveError::Corrupt { .. })), "{zip:?}");
 }
 
 #[test]
 fn bombs_are_refused() {
     let bytes = tgz(&[("demo/big.py", F, &vec![b' '; 200_000], None)]);
-    let err = read_archive("b.tar.gz", &bytes, 1000, 100_000).unwrap_err();
+    let err = read_archive("b.tar.gz", &bytes, &CODE, 100_000).unwrap_err();
     assert!(
         matches!(err, ArchiveError::TooLarge { limit: 100_000, .. }),
         "{err}"
     );
     let zip = zip_bytes(&[("demo/big.py", &vec![b' '; 200_000])], &[]);
-    let err = read_archive("b.zip", &zip, 1000, 100_000).unwrap_err();
+    let err = read_archive("b.zip", &zip, &CODE, 100_000).unwrap_err();
     assert!(matches!(err, ArchiveError::TooLarge { .. }), "{err}");
 }
 
@@ -176,20 +186,196 @@ fn reads_zip() {
         &[("demo-1.0/demo.py", b"y = 2\n"), ("demo-1.0/setup.py", b"")],
         &[("demo-1.0/l.py", "demo.py")],
     );
-    let tree = read_archive("demo-1.0.zip", &bytes, 1000, 1 << 20).unwrap();
+    let tree = read_archive("demo-1.0.zip", &bytes, &CODE, 1 << 20).unwrap();
     assert_eq!(tree.text("demo.py"), Some("y = 2\n"));
     assert!(tree.entries.contains_key("setup.py"));
     assert!(matches!(tree.entries["l.py"], Entry::Link { .. }));
     let evil = zip_bytes(&[("demo/ok.py", b"")], &[("demo/etc", "/etc")]);
     assert!(matches!(
-        read_archive("e.zip", &evil, 1000, 1 << 20),
+        read_archive("e.zip", &evil, &CODE, 1 << 20),
         Err(ArchiveError::Crafted { .. })
     ));
     let evil = zip_bytes(&[("demo\\..\\..\\evil.py", b"")], &[]);
     assert!(matches!(
-        read_archive("e.zip", &evil, 1000, 1 << 20),
+        read_archive("e.zip", &evil, &CODE, 1 << 20),
         Err(ArchiveError::Crafted { .. })
     ));
+}
+
+#[test]
+fn data_files_kept_with_their_bytes_junk_left_out() {
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\xff";
+    let bytes = tgz(&[
+        ("demo-1.0/PKG-INFO", F, b"Name: demo\n", None),
+        ("demo-1.0/demo/__init__.py", F, b"x = 1\n", None),
+        ("demo-1.0/tests/data/table.csv", F, b"a,b\n1,2\n", None),
+        ("demo-1.0/tests/data/logo.png", F, png, None),
+        ("demo-1.0/tests/data/big.txt", F, &[b'x'; 101], None),
+        (
+            "demo-1.0/demo/__pycache__/x.cpython-311.pyc",
+            F,
+            b"\x00",
+            None,
+        ),
+        ("demo-1.0/demo/ext.so", F, b"\x7fELF", None),
+        (
+            "demo-1.0/demo.egg-info/SOURCES.txt",
+            F,
+            b"demo/__init__.py\n",
+            None,
+        ),
+        (
+            "demo-1.0/demo.egg-info/entry_points.txt",
+            F,
+            b"[x]\ny = demo\n",
+            None,
+        ),
+        ("demo-1.0/.git/HEAD", F, b"ref", None),
+        ("demo-1.0/build/lib/demo.txt", F, b"", None),
+    ]);
+    let tree = read_archive("demo-1.0.tar.gz", &bytes, &DATA, 1 << 20).unwrap();
+    let paths: Vec<&str> = tree.entries.keys().map(String::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "PKG-INFO",
+            "demo.egg-info/entry_points.txt",
+            "demo/__init__.py",
+            "tests/data/big.txt",
+            "tests/data/logo.png",
+            "tests/data/table.csv"
+        ]
+    );
+    assert_eq!(tree.bytes("tests/data/logo.png"), Some(png));
+    assert!(matches!(
+        tree.entries["tests/data/big.txt"],
+        Entry::File {
+            bytes: None,
+            size: 101,
+            ..
+        }
+    ));
+    // Read for the Python code only: no data file.
+    let code = read_archive("demo-1.0.tar.gz", &bytes, &CODE, 1 << 20).unwrap();
+    let paths: Vec<&str> = code.entries.keys().map(String::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "PKG-INFO",
+            "demo.egg-info/entry_points.txt",
+            "demo/__init__.py"
+        ]
+    );
+}
+
+#[test]
+fn data_rows_text_bytes_and_budget() {
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\xff";
+    let bytes = tgz(&[
+        ("demo-1.0/PKG-INFO", F, b"Name: demo\n", None),
+        ("demo-1.0/tests/data/logo.png", F, png, None),
+        (
+            "demo-1.0/tests/data/bom.txt",
+            F,
+            b"\xef\xbb\xbfhi\r\n",
+            None,
+        ),
+        ("demo-1.0/tests/data/big.txt", F, &[b'x'; 101], None),
+        ("demo-1.0/tests/data/ninety.txt", F, &[b'n'; 90], None),
+        ("demo-1.0/docs/sixty.rst", F, &[b's'; 60], None),
+        (
+            "demo-1.0/docs/link.txt",
+            tar::EntryType::Symlink,
+            b"",
+            Some("sixty.rst"),
+        ),
+    ]);
+    let tree = read_archive("demo-1.0.tar.gz", &bytes, &DATA, 1 << 20).unwrap();
+    let rows = crate::files::file_rows("r", &tree, &DATA, None);
+    let got: Vec<(&str, &str, Option<&str>)> = rows
+        .iter()
+        .map(|f| (f.path.as_str(), f.status.as_str(), f.reason.as_deref()))
+        .collect();
+    let budget = Some("beyond the repository's data budget of 150 bytes");
+    assert_eq!(
+        got,
+        [
+            ("PKG-INFO", "ok", None),
+            (
+                "docs/link.txt",
+                "skipped",
+                Some("symlink to sixty.rst, not followed")
+            ),
+            // Test folders first: 8 + 6 + 90 bytes fit, 60 more do not.
+            ("docs/sixty.rst", "skipped", budget),
+            (
+                "tests/data/big.txt",
+                "skipped",
+                Some("larger than 100 bytes")
+            ),
+            ("tests/data/bom.txt", "ok", None),
+            ("tests/data/logo.png", "ok", None),
+            ("tests/data/ninety.txt", "ok", None),
+        ]
+    );
+    assert_eq!(rows[0].kind, crate::files::Kind::Dependency);
+    assert!(rows[1..].iter().all(|f| f.kind == crate::files::Kind::Data));
+    let by = |p: &str| rows.iter().find(|f| f.path == p).unwrap();
+    let png_row = by("tests/data/logo.png");
+    assert_eq!(
+        (
+            png_row.content.as_deref(),
+            png_row.bytes.as_ref().map(|b| &b.0[..])
+        ),
+        (None, Some(png))
+    );
+    // Text is kept exactly: the BOM and the line end a test may compare.
+    assert_eq!(
+        by("tests/data/bom.txt").content.as_deref(),
+        Some("\u{feff}hi\r\n")
+    );
+    assert!(by("tests/data/bom.txt").bytes.is_none());
+    assert_eq!(by("docs/sixty.rst").size, 60);
+}
+
+#[test]
+fn data_links_out_refuse_the_archive() {
+    for (link, target) in [
+        ("demo/tests/data/passwd", "/etc/passwd"),
+        ("demo/tests/data/up", "../../../../secret.json"),
+    ] {
+        let bytes = tgz(&[
+            ("demo/tests/data/ok.json", F, b"{}", None),
+            (link, tar::EntryType::Symlink, b"", Some(target)),
+        ]);
+        let err = read_archive("d.tar.gz", &bytes, &DATA, 1 << 20).unwrap_err();
+        assert!(matches!(err, ArchiveError::Crafted { .. }), "{err}");
+    }
+    let bytes = tgz(&[("demo/../data.json", F, b"{}", None)]);
+    assert!(matches!(
+        read_archive("d.tar.gz", &bytes, &DATA, 1 << 20),
+        Err(ArchiveError::Crafted { .. })
+    ));
+}
+
+#[test]
+fn data_read_cap_bounds_memory() {
+    // The read cap is four times the budget (600 bytes): later files are only hashed.
+    let blobs: Vec<String> = (0..10).map(|i| format!("demo/tests/d{i}.bin")).collect();
+    let specs: Vec<Spec<'_>> = blobs
+        .iter()
+        .map(|p| (p.as_str(), F, &[0xffu8; 100][..], None))
+        .collect();
+    let tree = read_archive("d.tar.gz", &tgz(&specs), &DATA, 1 << 20).unwrap();
+    let held = tree
+        .entries
+        .values()
+        .filter(|e| matches!(e, Entry::File { bytes: Some(_), .. }))
+        .count();
+    assert_eq!(held, 6);
+    let rows = crate::files::file_rows("r", &tree, &DATA, None);
+    assert_eq!(rows.iter().filter(|f| f.status.as_str() == "ok").count(), 1);
+    assert_eq!(rows.len(), 10);
 }
 
 #[test]

@@ -165,12 +165,12 @@ fn crawl_clone(
     if let Some(reason) = draft.before_cutoff("last commit") {
         return Ok(draft.clone().skipped(reason));
     }
-    let tree = walk(checkout, ctx.max_file_bytes, false, None)?;
+    let tree = walk(checkout, &ctx.limits(), false, None)?;
     let meta = crate::metadata::from_tree(&tree);
     draft.version.clone_from(&meta.version);
     draft.license = crate::license::detect(&meta.license);
     let Some(cutoff) = ctx.cutoff else {
-        return with_line_dates(checkout, draft.clone().ok(&tree, ctx.max_file_bytes, None));
+        return with_line_dates(checkout, draft.clone().ok(&tree, &ctx.limits(), None));
     };
     let before = format!("--before={}", git_date(cutoff));
     let base = git(dir, &["rev-list", "-1", &before, "HEAD"])?;
@@ -214,7 +214,7 @@ fn crawl_clone(
     let (snapshots, history) = earlier_commits(ctx, draft, checkout, &tree, cutoff)?;
     let crawled = draft
         .clone()
-        .ok(&tree, ctx.max_file_bytes, Some(&lines))
+        .ok(&tree, &ctx.limits(), Some(&lines))
         .with_history(snapshots, history);
     with_line_dates(checkout, crawled)
 }
@@ -341,7 +341,7 @@ fn earlier_commits(
             crate::archive::read_archive(
                 "snapshot.tar",
                 &bytes,
-                ctx.max_file_bytes,
+                &ctx.code_limits(),
                 ctx.max_archive_bytes,
             )
             .map_err(|e| GitError::Redacted(e.to_string()))

@@ -3,7 +3,8 @@
 //! `git:URL[@REF]`: a clone; `path:DIR`: a local folder), on the command line or in a
 //! TOML sources file, and writes `DIR/repos.parquet` (one row per source, ok, skipped or
 //! failed with the reason) and `DIR/files.parquet` (every Python file and dependency
-//! file with its text) into the dataset directory for `resolve` to parse.
+//! file with its text, for `resolve` to parse, and the data files the tests read, within
+//! a size budget, for `execute` to lay out) into the dataset directory.
 //!
 //! Archives are read in memory and checked entry by entry; git clones go to a temporary
 //! folder inside the dataset directory; nothing is written anywhere else except the
@@ -81,6 +82,15 @@ pub struct Args {
     /// Files larger than this many bytes are recorded as skipped, without their text.
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     pub max_file_bytes: u64,
+    /// Data files (the other files of a tree, which tests read: fixtures, templates, small
+    /// binaries) larger than this many bytes are recorded as skipped, without their content.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub max_data_file_bytes: u64,
+    /// Most bytes of data files recorded per repository; the files beyond it (those outside
+    /// test folders, then the largest, first) are recorded as skipped. 0 records no data
+    /// file's content.
+    #[arg(long, value_name = "N", default_value_t = 16 << 20)]
+    pub max_data_bytes: u64,
     /// Most bytes read from one archive, downloaded or uncompressed; an archive holding
     /// more is refused as a possible decompression bomb.
     #[arg(long, value_name = "N", default_value_t = 512 << 20)]
@@ -99,12 +109,27 @@ pub struct Context {
     pub history: usize,
     pub index_url: Url,
     pub max_file_bytes: u64,
+    /// The data files' budget (`--max-data-file-bytes`, `--max-data-bytes`).
+    pub data_limits: tree::DataLimits,
     pub max_archive_bytes: u64,
     pub cache: Option<PathBuf>,
     pub http: http::Http,
 }
 
 impl Context {
+    /// What the crawled version's tree is read with: code files and data files.
+    pub fn limits(&self) -> tree::Limits {
+        tree::Limits {
+            max_file_bytes: self.max_file_bytes,
+            data: Some(self.data_limits),
+        }
+    }
+
+    /// What an earlier version's tree is read with: only what dates the code.
+    pub fn code_limits(&self) -> tree::Limits {
+        tree::Limits::code_only(self.max_file_bytes)
+    }
+
     /// Where temporary clones go (inside the dataset directory).
     pub fn tmp_root(&self) -> PathBuf {
         self.data.join(TMP_DIR)
@@ -157,6 +182,10 @@ pub fn plan(args: &Args) -> anyhow::Result<(Vec<SourceSpec>, Context)> {
         history: args.history.or(file.history).unwrap_or(0),
         index_url,
         max_file_bytes: args.max_file_bytes,
+        data_limits: tree::DataLimits {
+            max_file_bytes: args.max_data_file_bytes,
+            max_repo_bytes: args.max_data_bytes,
+        },
         max_archive_bytes: args.max_archive_bytes,
         cache: args.cache.clone(),
         http: http::Http::new(),
@@ -264,6 +293,20 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         out,
         "files: {} kept, {files_skipped} skipped",
         crawl.files.len() - files_skipped
+    )?;
+    let data: Vec<&File> = crawl
+        .files
+        .iter()
+        .filter(|f| f.kind == schemas::FileKind::Data)
+        .collect();
+    let data_kept: Vec<&&File> = data.iter().filter(|f| f.status == FileStatus::Ok).collect();
+    let data_bytes: i64 = data_kept.iter().map(|f| f.size).sum();
+    writeln!(
+        out,
+        "of them data files: {} kept ({data_bytes} bytes, {} binary), {} skipped",
+        data_kept.len(),
+        data_kept.iter().filter(|f| f.bytes.is_some()).count(),
+        data.len() - data_kept.len()
     )?;
     writeln!(
         out,

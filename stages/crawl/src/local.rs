@@ -24,7 +24,7 @@ pub fn crawl(ctx: &Context, spec: &SourceSpec, dir: &Path) -> Crawled {
         );
     let mut draft = Draft::new(spec, folder_name, ctx.cutoff);
     let exclude = relative_inside(&ctx.data, dir);
-    let tree = match walk(dir, ctx.max_file_bytes, true, exclude.as_deref()) {
+    let tree = match walk(dir, &ctx.limits(), true, exclude.as_deref()) {
         Ok(tree) => tree,
         Err(e) => return draft.error(e.to_string()),
     };
@@ -35,7 +35,7 @@ pub fn crawl(ctx: &Context, spec: &SourceSpec, dir: &Path) -> Crawled {
     draft.version.clone_from(&meta.version);
     draft.commit = Some(tree.hash());
     draft.license = crate::license::detect(&meta.license);
-    draft.ok(&tree, ctx.max_file_bytes, None)
+    draft.ok(&tree, &ctx.limits(), None)
 }
 
 /// The path of `inner` relative to `root`, `/`-separated, when it lies strictly inside it.

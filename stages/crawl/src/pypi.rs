@@ -148,12 +148,7 @@ fn crawl_inner(
         })?
         .to_ascii_lowercase();
     let bytes = download(ctx, &archive_url, sdist.file, &expected)?;
-    let tree = read_archive(
-        sdist.file,
-        &bytes,
-        ctx.max_file_bytes,
-        ctx.max_archive_bytes,
-    )?;
+    let tree = read_archive(sdist.file, &bytes, &ctx.limits(), ctx.max_archive_bytes)?;
     let meta = crate::metadata::from_tree(&tree);
     let mut evidence = info_evidence;
     evidence.expressions.extend(meta.license.expressions);
@@ -163,7 +158,7 @@ fn crawl_inner(
     draft.license = detect(&evidence);
     draft.commit = Some(tree.hash());
     let Some(cutoff) = ctx.cutoff else {
-        return Ok(draft.clone().ok(&tree, ctx.max_file_bytes, None));
+        return Ok(draft.clone().ok(&tree, &ctx.limits(), None));
     };
     // The releases before this one, to date its code: the project's document lists them.
     let project = if doc.get("releases").is_some_and(Value::is_object) {
@@ -184,7 +179,7 @@ fn crawl_inner(
     };
     Ok(draft
         .clone()
-        .ok(&tree, ctx.max_file_bytes, Some(&changed))
+        .ok(&tree, &ctx.limits(), Some(&changed))
         .with_history(earlier.snapshots, earlier.files))
 }
 
@@ -386,7 +381,7 @@ fn fetch_release(
     let tree = read_archive(
         chosen.file,
         &bytes,
-        ctx.max_file_bytes,
+        &ctx.code_limits(),
         ctx.max_archive_bytes,
     )?;
     Ok((artifact, url.to_string(), expected, tree))

@@ -6,7 +6,7 @@ use schemas::{File, FileStatus, HistoryFile, Repo, RepoStatus, Snapshot, SourceK
 use crate::files::{file_rows, ChangedLines};
 use crate::license::License;
 use crate::sources::SourceSpec;
-use crate::tree::Tree;
+use crate::tree::{Limits, Tree};
 
 /// The rows one source gave.
 #[derive(Debug, Clone)]
@@ -135,13 +135,8 @@ impl Draft {
     }
 
     /// A repository crawled: its recorded files from `tree`, changed lines from `changed`.
-    pub fn ok(
-        self,
-        tree: &Tree,
-        max_file_bytes: u64,
-        changed: Option<ChangedLines<'_>>,
-    ) -> Crawled {
-        let files = file_rows(&self.repo_id(), tree, max_file_bytes, changed);
+    pub fn ok(self, tree: &Tree, limits: &Limits, changed: Option<ChangedLines<'_>>) -> Crawled {
+        let files = file_rows(&self.repo_id(), tree, limits, changed);
         Crawled {
             repo: self.row(RepoStatus::Ok, None, &files),
             files,

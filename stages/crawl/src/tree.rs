@@ -1,7 +1,7 @@
 //! The files of one repository as every source kind hands them on: the files `crawl`
-//! keeps (Python, dependency, license and metadata files) with their bytes, links that
-//! were seen but not followed, and the (path, sha256) listing of every regular file from
-//! which a tree hash is made.
+//! keeps (Python, dependency, license and metadata files, and the data files its tests
+//! may read) with their bytes, links that were seen but not followed, and the (path,
+//! sha256) listing of every regular file from which a tree hash is made.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -13,6 +13,89 @@ const SKIPPED_DIRS: &[&str] = &["venv", "node_modules", "__pycache__"];
 /// Folders skipped at the root only: build output there, but a package may be named so
 /// (the `build` project itself keeps its code in `src/build/`).
 const SKIPPED_ROOT_DIRS: &[&str] = &["build", "dist"];
+
+/// How much of a tree a reading keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Python, dependency and metadata files larger than this are only hashed.
+    pub max_file_bytes: u64,
+    /// Data files (what tests read); `None`: not read at all (the earlier versions read
+    /// only to date the Python code).
+    pub data: Option<DataLimits>,
+}
+
+impl Limits {
+    /// Python, dependency and metadata files only.
+    pub const fn code_only(max_file_bytes: u64) -> Limits {
+        Limits {
+            max_file_bytes,
+            data: None,
+        }
+    }
+}
+
+/// The size budget of a repository's data files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataLimits {
+    /// A data file larger than this is recorded as skipped.
+    pub max_file_bytes: u64,
+    /// The most bytes of data files recorded for one repository; the files over it (the
+    /// largest, and those outside test folders first) are recorded as skipped.
+    pub max_repo_bytes: u64,
+}
+
+impl DataLimits {
+    /// Most data bytes held in memory while a tree is read: the budget is spent afterwards,
+    /// by priority, among the files held (a reading cannot know which files come later).
+    pub fn read_cap(&self) -> u64 {
+        self.max_repo_bytes.saturating_mul(4)
+    }
+}
+
+/// What a reading keeps of each file, file by file: the bytes of code files up to their
+/// limit, and those of data files while the data held stays under the read cap.
+#[derive(Debug)]
+pub struct Keeper {
+    limits: Limits,
+    data_held: u64,
+}
+
+impl Keeper {
+    pub fn new(limits: Limits) -> Keeper {
+        Keeper {
+            limits,
+            data_held: 0,
+        }
+    }
+
+    /// The most bytes to keep of a file that is wanted as `want`; `None`: not wanted.
+    pub fn cap(&self, want: Option<Want>) -> Option<u64> {
+        match want? {
+            Want::Code => Some(self.limits.max_file_bytes),
+            Want::Data => {
+                let data = self.limits.data?;
+                let left = data.read_cap().saturating_sub(self.data_held);
+                Some(data.max_file_bytes.min(left))
+            }
+        }
+    }
+
+    /// Notes the bytes kept of a file wanted as `want`.
+    pub fn held(&mut self, want: Option<Want>, bytes: Option<&Vec<u8>>) {
+        if let (Some(Want::Data), Some(b)) = (want, bytes) {
+            self.data_held += b.len() as u64;
+        }
+    }
+}
+
+/// Why a file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// Python, dependency and metadata files: always read (up to the file size limit).
+    Code,
+    /// Other files of the tree, read within the data budget.
+    Data,
+}
 
 /// One kept path of a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -147,6 +147,8 @@ fn git_changed_lines_since_the_cutoff() {
     assert_eq!(
         changed,
         [
+            // Data files carry no changed lines.
+            ("LICENSE", "data", None),
             ("pkg/del.py", "source", Some(&[][..])),
             ("pkg/mod.py", "source", Some(&[r(2, 2), r(6, 7)][..])),
             ("pkg/other.py", "source", Some(&[][..])),
@@ -320,7 +322,7 @@ fn path_symlinks_are_skipped_rows_and_runs_are_deterministic() {
         (r.url.as_deref(), r.published_at, r.git_ref.as_deref()),
         (None, None, None)
     );
-    assert_eq!((r.files_total, r.files_skipped), (4, 1));
+    assert_eq!((r.files_total, r.files_skipped), (6, 2));
     let rows: Vec<(&str, &str, &str)> = files
         .iter()
         .map(|f| (f.path.as_str(), f.kind.as_str(), f.status.as_str()))
@@ -328,6 +330,8 @@ fn path_symlinks_are_skipped_rows_and_runs_are_deterministic() {
     assert_eq!(
         rows,
         [
+            ("LICENSE", "data", "ok"),
+            ("linked", "data", "skipped"),
             ("pkg/a.py", "source", "ok"),
             ("pkg/leak.py", "source", "skipped"),
             ("pkg/requirements-dev.txt", "dependency", "ok"),
@@ -336,9 +340,14 @@ fn path_symlinks_are_skipped_rows_and_runs_are_deterministic() {
     );
     assert_eq!(
         files[1].reason.as_deref(),
+        Some("symlink to ../outside, not followed")
+    );
+    assert_eq!(
+        files[3].reason.as_deref(),
         Some("symlink to ../../outside/secret.py, not followed")
     );
-    assert!(files[1].content.is_none());
+    assert!(files[1].content.is_none() && files[3].content.is_none());
+    assert!(files.iter().all(|f| f.bytes.is_none()));
     assert!(files.iter().all(|f| f.changed_lines.is_none()));
 
     // A dataset directory inside the project is not crawled: same rows.

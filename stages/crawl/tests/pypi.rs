@@ -108,7 +108,7 @@ fn good_release_latest_and_pinned_with_relative_url() {
             r.git_ref.as_deref(),
             r.cutoff
         ),
-        (6, 2, None, None, None)
+        (8, 2, None, None, None)
     );
 
     let mine: Vec<_> = files.iter().filter(|f| f.repo_id == r.repo_id).collect();
@@ -119,6 +119,8 @@ fn good_release_latest_and_pinned_with_relative_url() {
     assert_eq!(
         paths,
         [
+            ("PKG-INFO", "dependency", "ok"),
+            ("README.md", "data", "ok"),
             ("pyproject.toml", "dependency", "ok"),
             ("src/demo/__init__.py", "source", "ok"),
             ("src/demo/big.py", "source", "skipped"),
@@ -127,6 +129,8 @@ fn good_release_latest_and_pinned_with_relative_url() {
             ("tests/test_demo.py", "test", "ok"),
         ]
     );
+    assert_eq!(mine[1].content.as_deref(), Some("# demo\n"));
+    let mine = &mine[2..];
     let init = mine[1];
     assert_eq!(init.content.as_deref(), Some("def f():\n    return 1\n"));
     assert_eq!(
@@ -164,7 +168,7 @@ fn good_release_latest_and_pinned_with_relative_url() {
         ),
         (Some("Apache-2.0"), Some("classifier"))
     );
-    assert_eq!(files.iter().filter(|f| f.repo_id == p.repo_id).count(), 6);
+    assert_eq!(files.iter().filter(|f| f.repo_id == p.repo_id).count(), 8);
     assert_eq!(
         listing(&data),
         [
@@ -306,7 +310,7 @@ fn failures_are_rows_and_the_crawl_goes_on() {
     assert_eq!(old.cutoff, Timestamp::parse("2024-01-01"));
     assert!(repos.iter().all(|r| r.cutoff == old.cutoff));
     assert!(files.iter().all(|f| f.repo_id == repos[9].repo_id));
-    assert_eq!(files.len(), 6);
+    assert_eq!(files.len(), 8);
 
     let after = listing(parent.path());
     let outside: Vec<_> = after
