@@ -385,10 +385,11 @@ pub fn prepare(repo: &Repo, files: &[&File], envs: &Envs) -> anyhow::Result<Setu
             message: message.clone(),
         });
     }
-    let sources: Vec<(&str, &str)> = files
+    // Every kept file: sources, tests and the data files (text or bytes) the suite reads.
+    let kept: Vec<&File> = files
         .iter()
+        .copied()
         .filter(|f| f.status == FileStatus::Ok)
-        .filter_map(|f| f.content.as_deref().map(|c| (f.path.as_str(), c)))
         .collect();
     let version = repo.version.as_deref().unwrap_or("0");
     let tree = tree::materialize(
@@ -396,7 +397,7 @@ pub fn prepare(repo: &Repo, files: &[&File], envs: &Envs) -> anyhow::Result<Setu
         &repo.repo_id,
         &repo.name,
         version,
-        &sources,
+        &kept,
     )
     .context("writing the repository's tree")?;
     let spec = WorkerSpec {

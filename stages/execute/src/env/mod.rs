@@ -6,7 +6,8 @@
 //! - `envs/<key>/`: a finished environment (`freshbench-env.json` inside says what defines
 //!   it, `freshbench-build.log` what the installer said). `<key>` hashes the interpreter
 //!   (implementation, version, base executable), the sorted requirement strings, and the
-//!   pytest and coverage versions freshbench pins ([`PINS`]);
+//!   tool requirements freshbench adds ([`tool_requirements`]: the coverage it pins, and
+//!   its pinned pytest unless the repository asks for its own);
 //! - `envs/<key>.failed`: an environment that did not build, with the installer's message
 //!   (reused as a failure until `--rebuild-envs`);
 //! - `envs/<key>.tmp-<pid>`: one being built. It is renamed into place only when complete, so
@@ -14,13 +15,17 @@
 //! - `trees/`: repository trees (see [`tree`]); `uv/`: uv's own cache.
 //!
 //! The project itself is never installed with its build backend: its tree goes on
-//! `sys.path`, and a minimal `.dist-info` beside it makes `importlib.metadata.version(name)`
-//! work (see [`tree::materialize`]). Building an environment runs the installer on the host,
+//! `sys.path`, and a `.dist-info` beside it, made from the project's own metadata files
+//! (`PKG-INFO`, its entry points from `pyproject.toml`, `setup.cfg`, an `*.egg-info` or a
+//! literal `setup.py`), makes `importlib.metadata` find its version and entry points
+//! (see [`tree::materialize`] and [`dist_info`]). Building an environment runs the installer on the host,
 //! so by default it installs wheels only (`--no-build`): no third-party `setup.py` runs
 //! outside the sandbox unless `--allow-sdist-builds`.
 #![allow(unsafe_code)]
 
+pub mod dist_info;
 pub mod functions;
+pub mod pep440;
 pub mod requirements;
 pub mod tree;
 
@@ -55,6 +60,43 @@ pub static PINS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| 
         .map(str::to_string)
         .collect()
 });
+
+/// The requirements freshbench adds to an environment of `requirements`: coverage at its
+/// pinned version (the runner measures with it), and pytest at its pinned version unless
+/// the repository's requirements name pytest themselves (with a version the pin does not
+/// satisfy, see [`requirements::extract`]): then a bare `pytest`, so that the repository's
+/// own requirement decides the version and pytest is there whatever its markers say.
+pub fn tool_requirements(requirements: &[String]) -> Vec<String> {
+    let names_pytest = requirements.iter().any(|r| {
+        requirements::requirement_name(r).is_some_and(|n| requirements::normalize(n) == "pytest")
+    });
+    PINS.iter()
+        .map(|p| {
+            if names_pytest && p.starts_with("pytest==") {
+                "pytest".to_string()
+            } else {
+                p.clone()
+            }
+        })
+        .collect()
+}
+
+/// [`tool_requirements`] with pytest unpinned: what is tried when the pinned pytest cannot
+/// go with what the repository asks for (a plugin or a `pluggy` that wants another pytest).
+fn unpinned_pytest(tools: &[String]) -> Option<Vec<String>> {
+    tools.iter().any(|t| t.starts_with("pytest==")).then(|| {
+        tools
+            .iter()
+            .map(|t| {
+                if t.starts_with("pytest==") {
+                    "pytest".to_string()
+                } else {
+                    t.clone()
+                }
+            })
+            .collect()
+    })
+}
 
 /// How environments are built.
 #[derive(Debug, Clone)]
@@ -226,7 +268,7 @@ impl Envs {
         env_key(
             &self.interpreter,
             requirements,
-            &PINS,
+            &tool_requirements(requirements),
             self.cfg.allow_sdist_builds,
         )
     }
@@ -293,13 +335,35 @@ impl Envs {
         }
         tracing::info!(key = %key, requirements = reqs.len(), "building an environment");
         let t0 = Instant::now();
-        match self.build(&tmp, &reqs) {
-            Ok(()) => {
+        let tools = tool_requirements(&reqs);
+        let built = match self.build(&tmp, &reqs, &tools) {
+            Err(InstallFailed(first))
+                if unpinned_pytest(&tools).is_some()
+                    && (first.contains("pytest") || first.contains("pluggy")) =>
+            {
+                // The pinned pytest may be what cannot go with the repository's plugins:
+                // once more with pytest left to the resolver, as a plain install would.
+                let unpinned = unpinned_pytest(&tools).unwrap_or_default();
+                tracing::info!(key = %key, "the install failed with freshbench's pytest; trying pytest unpinned");
+                let _ = std::fs::remove_dir_all(&tmp);
+                self.build(&tmp, &reqs, &unpinned)
+                    .map(|()| unpinned)
+                    .map_err(|InstallFailed(second)| {
+                        InstallFailed(format!(
+                            "{second}\n(with freshbench's pytest pinned, it failed too:)\n{}",
+                            cap_tail(&first, MESSAGE_CAP / 2)
+                        ))
+                    })
+            }
+            other => other.map(|()| tools.clone()),
+        };
+        match built {
+            Ok(installed_tools) => {
                 let material = KeyMaterial {
                     format: ENV_FORMAT,
                     interpreter: &self.interpreter,
                     requirements: reqs,
-                    pins: &PINS,
+                    pins: &installed_tools,
                     sdist_builds: self.cfg.allow_sdist_builds,
                 };
                 let marker = tmp.join(MARKER);
@@ -335,14 +399,15 @@ impl Envs {
         }
     }
 
-    /// Builds an environment in `tmp`; `Err` is the installer's message.
-    fn build(&self, tmp: &Path, reqs: &[String]) -> Result<(), InstallFailed> {
+    /// Builds an environment in `tmp` with `reqs` and freshbench's `tools`; `Err` is the
+    /// installer's message.
+    fn build(&self, tmp: &Path, reqs: &[String], tools: &[String]) -> Result<(), InstallFailed> {
         std::fs::create_dir_all(tmp)
             .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         let log = tmp.join(LOG);
         let reqs_file = tmp.join("freshbench-requirements.txt");
         let mut all: Vec<String> = reqs.to_vec();
-        all.extend(PINS.iter().cloned());
+        all.extend(tools.iter().cloned());
         std::fs::write(&reqs_file, all.join("\n") + "\n")
             .map_err(|e| format!("cannot write {}: {e}", reqs_file.display()))?;
         let base = &self.interpreter.base;

@@ -1,25 +1,51 @@
 //! The requirement set of a repository, read from the dependency files crawl recorded
-//! (never by running them): `pyproject.toml`, `requirements*.txt`, `setup.cfg`, and the
-//! literal lists of a `setup.py`.
+//! (never by running them): `pyproject.toml` (dependencies, the test and dev extras and
+//! dependency groups, tox settings), `PKG-INFO` (`Requires-Dist`), `setup.cfg`, the literal
+//! lists of a `setup.py`, `tox.ini` (the test environments' `deps`, `extras` and
+//! `dependency_groups`), and requirement files: `requirements*.txt`,
+//! `test-requirements.txt` and the like at the root, the `.txt` files of a root
+//! `requirements/` folder, and every file they or tox include with `-r`.
 //!
-//! Only files at the repository root count (a `docs/requirements.txt` is for building
-//! documentation, not for running tests). The result is deduplicated and sorted, so that it
-//! can key an environment. Requirements on the project itself are dropped (the tree is put on
-//! `sys.path` instead; its extras are followed), and so are `pytest` and `coverage`, which
-//! every environment gets at the versions freshbench pins.
+//! Other folders do not count (a `docs/requirements.txt` is for building documentation,
+//! not for running tests), nor do files for documentation, linting, type checking or
+//! packaging. The result is deduplicated and sorted, so that it can key an environment.
+//! Requirements on the project itself are dropped (the tree is put on `sys.path`
+//! instead; its extras and groups are followed). `coverage` is freshbench's: its runner
+//! measures with it, at the version freshbench pins. A repository's own requirements on
+//! `pytest`, its plugins and `pluggy` are kept, and win over freshbench's pinned `pytest`
+//! (see [`super::tool_requirements`]); only a `pytest` requirement that freshbench's pin
+//! already satisfies (`pytest`, `pytest>=7`) is dropped, so that the pin stays. Where two
+//! sources pin one package to different versions, the test sources win over the
+//! project's own dependencies, and those over the dev ones.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Optional-dependency groups (`[project.optional-dependencies]`) that hold test needs.
 const EXTRA_GROUPS: &[&str] = &["test", "tests", "testing", "dev"];
 /// `[dependency-groups]` (PEP 735) that hold test needs.
-const DEPENDENCY_GROUPS: &[&str] = &["test", "tests", "dev"];
+const DEPENDENCY_GROUPS: &[&str] = &["test", "tests", "testing", "dev"];
 /// `[options.extras_require]` keys of a `setup.cfg` that hold test needs.
-const CFG_EXTRAS: &[&str] = &["test", "tests", "testing"];
-/// Packages every environment gets at freshbench's own pinned versions.
-const PINNED_BY_FRESHBENCH: &[&str] = &["pytest", "coverage"];
-
+const CFG_EXTRAS: &[&str] = &["test", "tests", "testing", "dev"];
+/// Packages every environment gets at freshbench's own pinned versions, whatever the
+/// repository asks.
+const PINNED_BY_FRESHBENCH: &[&str] = &["coverage"];
+/// tox factors that are the test run itself.
+const TEST_FACTORS: &[&str] = &["test", "tests", "testing", "unit"];
+/// Words that make a requirement file one for something other than running the tests.
+const NOT_FOR_TESTS: &[&str] = &[
+    "doc",
+    "lint",
+    "mypy",
+    "typing",
+    "typecheck",
+    "pre-commit",
+    "precommit",
+    "style",
+    "release",
+    "packaging",
+    "benchmark",
+];
 /// A dependency file: its path relative to the repository root and its text.
 #[derive(Debug, Clone, Copy)]
 pub struct DepFile<'a> {
@@ -27,71 +53,530 @@ pub struct DepFile<'a> {
     pub content: &'a str,
 }
 
-/// The sorted, deduplicated requirement strings of a repository named `project`.
-pub fn extract(project: &str, files: &[DepFile<'_>]) -> Vec<String> {
-    let me = normalize(project);
-    let mut reqs: BTreeSet<String> = BTreeSet::new();
-    let mut own_extras: BTreeSet<String> = BTreeSet::new();
-    let mut pyproject: Option<toml::Table> = None;
-    for f in files {
-        if f.path.contains('/') {
-            continue;
-        }
-        let name = f.path;
-        let found = if name == "pyproject.toml" {
-            match f.content.parse::<toml::Table>() {
-                Ok(t) => {
-                    let r = from_pyproject(&t);
-                    pyproject = Some(t);
-                    r
-                }
-                Err(e) => {
-                    tracing::debug!(file = name, error = %e, "pyproject.toml does not parse: ignored");
-                    Vec::new()
-                }
-            }
-        } else if name == "setup.cfg" {
-            from_setup_cfg(f.content)
-        } else if name == "setup.py" {
-            from_setup_py(f.content)
-        } else if is_requirements_txt(name) {
-            from_requirements_txt(f.content)
-        } else {
-            Vec::new()
-        };
-        for r in found {
-            add(&mut reqs, &mut own_extras, &me, &r);
-        }
-    }
-    // `project[tests]` in a group: the project's own extras, from its pyproject.
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    while let Some(extra) = own_extras.iter().find(|e| !seen.contains(*e)).cloned() {
-        seen.insert(extra.clone());
-        if let Some(t) = &pyproject {
-            for r in optional_group(t, &extra) {
-                add(&mut reqs, &mut own_extras, &me, &r);
-            }
-        }
-    }
-    reqs.into_iter().collect()
+/// Where a requirement came from, the most specific to the tests first: when two sources
+/// pin one package to different versions, the first kind wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Origin {
+    Test,
+    Base,
+    Dev,
 }
 
-fn add(reqs: &mut BTreeSet<String>, own_extras: &mut BTreeSet<String>, me: &str, r: &str) {
-    let r = r.trim().to_string();
-    let Some(name) = requirement_name(&r) else {
-        return;
-    };
-    let name = normalize(name);
-    if name == me {
-        for e in requirement_extras(&r) {
-            own_extras.insert(normalize(&e));
+/// The origin of a requirement file or group by its name.
+fn origin_of(name: &str) -> Origin {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("test") {
+        Origin::Test
+    } else if lower.contains("dev") {
+        Origin::Dev
+    } else {
+        Origin::Base
+    }
+}
+
+/// Requirements as they are found, before the project's own are followed and pins settled.
+struct Found {
+    me: String,
+    reqs: Vec<(Origin, String)>,
+    /// Extras and groups of the project itself to follow, with the origin that asked.
+    own_extras: BTreeMap<String, Origin>,
+    own_groups: BTreeMap<String, Origin>,
+}
+
+impl Found {
+    fn add(&mut self, origin: Origin, r: &str) {
+        let r = r.trim();
+        let Some(name) = requirement_name(r) else {
+            return;
+        };
+        let name = normalize(name);
+        if name == self.me {
+            for e in requirement_extras(r) {
+                self.own_extras.entry(normalize(&e)).or_insert(origin);
+            }
+            return;
         }
-        return;
+        if PINNED_BY_FRESHBENCH.contains(&name.as_str()) {
+            return;
+        }
+        if name == "pytest" && pin_satisfies("pytest", r) {
+            return;
+        }
+        self.reqs.push((origin, r.to_string()));
     }
-    if PINNED_BY_FRESHBENCH.contains(&name.as_str()) {
-        return;
+
+    fn add_all(&mut self, origin: Origin, reqs: impl IntoIterator<Item = String>) {
+        for r in reqs {
+            self.add(origin, &r);
+        }
     }
-    reqs.insert(r);
+}
+
+/// Whether freshbench's pinned version of `tool` satisfies the version specifiers of the
+/// requirement `req` on it (markers aside): then the pin already gives what it asks.
+fn pin_satisfies(tool: &str, req: &str) -> bool {
+    let prefix = format!("{tool}==");
+    let Some(pinned) = super::PINS.iter().find_map(|p| p.strip_prefix(&prefix)) else {
+        return false;
+    };
+    requirement_specifier(req)
+        .is_some_and(|spec| super::pep440::satisfies(pinned, spec) == Some(true))
+}
+
+/// The version specifiers of a requirement (`>=7,<9` of `pytest[x] (>=7,<9) ; marker`);
+/// `None` for a direct reference (`name @ URL`).
+pub fn requirement_specifier(req: &str) -> Option<&str> {
+    let name = requirement_name(req)?;
+    let mut rest = req.trim_start()[name.len()..].trim_start();
+    if rest.starts_with('[') {
+        rest = rest[rest.find(']')? + 1..].trim_start();
+    }
+    let spec = rest.split(';').next().unwrap_or("").trim();
+    if spec.starts_with('@') {
+        return None;
+    }
+    Some(
+        spec.strip_prefix('(')
+            .and_then(|s| s.strip_suffix(')'))
+            .unwrap_or(spec)
+            .trim(),
+    )
+}
+
+/// The sorted, deduplicated requirement strings of a repository named `project`.
+pub fn extract(project: &str, files: &[DepFile<'_>]) -> Vec<String> {
+    let mut found = Found {
+        me: normalize(project),
+        reqs: Vec::new(),
+        own_extras: BTreeMap::new(),
+        own_groups: BTreeMap::new(),
+    };
+    let by_path: BTreeMap<&str, &str> = files.iter().map(|f| (f.path, f.content)).collect();
+    let mut pyproject: Option<toml::Table> = None;
+    let mut setup_cfg: Option<&str> = None;
+    let mut pkg_info: Option<&str> = None;
+    // Requirement files to read, with the origin of whoever named them.
+    let mut queue: Vec<(String, Origin)> = Vec::new();
+    for f in files {
+        match f.path {
+            "pyproject.toml" => match f.content.parse::<toml::Table>() {
+                Ok(t) => {
+                    from_pyproject_into(&t, &mut found);
+                    let tox = tox_in_pyproject(&t);
+                    tox_into(&tox, "pyproject.toml", &mut found, &mut queue);
+                    pyproject = Some(t);
+                }
+                Err(e) => {
+                    tracing::debug!(file = f.path, error = %e, "pyproject.toml does not parse: ignored");
+                }
+            },
+            "setup.cfg" => {
+                setup_cfg = Some(f.content);
+                for (section, key, value) in ini_entries(f.content) {
+                    let origin = match (section.as_str(), normalize(&key).as_str()) {
+                        ("options", "install-requires") => Origin::Base,
+                        ("options", "tests-require") => Origin::Test,
+                        ("options.extras_require", k) if CFG_EXTRAS.contains(&k) => origin_of(k),
+                        _ => continue,
+                    };
+                    found.add_all(origin, cfg_list(&value));
+                }
+            }
+            "setup.py" => {
+                found.add_all(Origin::Base, setup_py_list(f.content, "install_requires"));
+                found.add_all(Origin::Test, setup_py_list(f.content, "tests_require"));
+            }
+            "tox.ini" => {
+                let tox = from_tox_ini(f.content);
+                tox_into(&tox, "tox.ini", &mut found, &mut queue);
+            }
+            "PKG-INFO" => pkg_info = Some(f.content),
+            path if is_counted_requirements_file(path) => {
+                queue.push((path.to_string(), origin_of(path)));
+            }
+            _ => {}
+        }
+    }
+    if let Some(text) = pkg_info {
+        for (req, extra) in requires_dist(text) {
+            match extra {
+                None => found.add(Origin::Base, &req),
+                Some(e) if EXTRA_GROUPS.contains(&e.as_str()) => found.add(origin_of(&e), &req),
+                Some(_) => {}
+            }
+        }
+    }
+    let mut read: BTreeSet<String> = BTreeSet::new();
+    while let Some((path, origin)) = queue.pop() {
+        if !read.insert(path.clone()) {
+            continue;
+        }
+        let Some(text) = by_path.get(path.as_str()) else {
+            continue;
+        };
+        found.add_all(origin, from_requirements_txt(text));
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        for inc in requirement_includes(text) {
+            if let Some(p) = join_relative(dir, &inc).filter(|p| !is_not_for_tests(p)) {
+                let o = origin_of(p.rsplit('/').next().unwrap_or(&p));
+                queue.push((p, if o == Origin::Base { origin } else { o }));
+            }
+        }
+    }
+    follow_own(&mut found, pyproject.as_ref(), setup_cfg, pkg_info);
+    settle_pins(found.reqs)
+}
+
+/// Follows the project's own extras (`project[tests]`) and dependency groups named by the
+/// sources read, until no new one is named.
+fn follow_own(
+    found: &mut Found,
+    pyproject: Option<&toml::Table>,
+    setup_cfg: Option<&str>,
+    pkg_info: Option<&str>,
+) {
+    let mut seen_extras: BTreeSet<String> = BTreeSet::new();
+    let mut seen_groups: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let next_extra = found
+            .own_extras
+            .iter()
+            .find(|(e, _)| !seen_extras.contains(*e))
+            .map(|(e, o)| (e.clone(), *o));
+        let next_group = found
+            .own_groups
+            .iter()
+            .find(|(g, _)| !seen_groups.contains(*g))
+            .map(|(g, o)| (g.clone(), *o));
+        if let Some((extra, origin)) = next_extra {
+            seen_extras.insert(extra.clone());
+            let mut reqs = pyproject
+                .map(|t| optional_group(t, &extra))
+                .unwrap_or_default();
+            if let Some(text) = setup_cfg {
+                for (section, key, value) in ini_entries(text) {
+                    if section == "options.extras_require" && normalize(&key) == extra {
+                        reqs.extend(cfg_list(&value));
+                    }
+                }
+            }
+            if let Some(text) = pkg_info {
+                reqs.extend(
+                    requires_dist(text)
+                        .into_iter()
+                        .filter(|(_, e)| e.as_deref() == Some(extra.as_str()))
+                        .map(|(r, _)| r),
+                );
+            }
+            found.add_all(origin, reqs);
+        } else if let Some((group, origin)) = next_group {
+            seen_groups.insert(group.clone());
+            if let Some(t) = pyproject {
+                found.add_all(origin, dependency_group(t, &group));
+            }
+        } else {
+            break;
+        }
+    }
+}
+
+/// The requirement strings, deduplicated and sorted; where one package is pinned (`==`)
+/// to different versions by sources of different origins, only the pins of the best
+/// origin are kept.
+fn settle_pins(reqs: Vec<(Origin, String)>) -> Vec<String> {
+    let exact = |r: &str| {
+        requirement_specifier(r)
+            .filter(|s| s.starts_with("==") && !s.contains(',') && !s.ends_with(".*"))
+            .map(|s| s.trim_start_matches('=').trim().to_string())
+    };
+    let mut best_pin: BTreeMap<String, (Origin, BTreeSet<String>)> = BTreeMap::new();
+    for (origin, r) in &reqs {
+        if let (Some(name), Some(v)) = (requirement_name(r), exact(r)) {
+            let e = best_pin
+                .entry(normalize(name))
+                .or_insert((*origin, BTreeSet::new()));
+            if *origin < e.0 {
+                *e = (*origin, BTreeSet::new());
+            }
+            if *origin == e.0 {
+                e.1.insert(v);
+            }
+        }
+    }
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for (origin, r) in reqs {
+        let name = requirement_name(&r).map(normalize).unwrap_or_default();
+        let dropped = match (best_pin.get(&name), exact(&r)) {
+            (Some((best, versions)), Some(v)) => origin > *best && !versions.contains(&v),
+            _ => false,
+        };
+        if !dropped {
+            out.insert(r);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether `path` is a requirement file read without being included: at the root, a
+/// name with `requirements` in it (`requirements-test.txt`, `test-requirements.txt`);
+/// in a root `requirements/` folder, any `.txt`; neither for documentation, linting, ...
+pub fn is_counted_requirements_file(path: &str) -> bool {
+    let txt = Path::new(path).extension().is_some_and(|e| e == "txt");
+    let counted = match path.split_once('/') {
+        None => path.contains("requirements"),
+        Some(("requirements", rest)) => !rest.contains('/'),
+        Some(_) => false,
+    };
+    txt && counted && !is_not_for_tests(path)
+}
+
+fn is_not_for_tests(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    NOT_FOR_TESTS.iter().any(|w| lower.contains(w))
+}
+
+/// `dir` joined with a relative path, `..` resolved; `None` when it leaves the root.
+fn join_relative(dir: &str, rel: &str) -> Option<String> {
+    let rel = rel
+        .trim()
+        .trim_start_matches("{toxinidir}/")
+        .trim_start_matches("{toxinidir}");
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for p in rel.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/")).filter(|p| !p.is_empty())
+}
+
+/// The files a requirements file includes (`-r FILE`, `--requirement FILE`).
+pub fn requirement_includes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l
+                .strip_prefix("--requirement")
+                .or_else(|| l.strip_prefix("-r"))?;
+            let rest = rest.trim_start_matches('=').trim();
+            let rest = rest.split(" #").next().unwrap_or("").trim();
+            (!rest.is_empty()).then(|| rest.to_string())
+        })
+        .collect()
+}
+
+/// One item a line of a `setup.cfg` list value (several lines: one a line; one line:
+/// split at `;`, setuptools' "list-semi"), comments dropped.
+fn cfg_list(value: &str) -> Vec<String> {
+    let items: Vec<&str> = if value.contains('\n') {
+        value.lines().collect()
+    } else {
+        value.split(';').collect()
+    };
+    items
+        .into_iter()
+        .map(|item| item.find(" #").map_or(item, |i| &item[..i]).trim())
+        .filter(|i| !i.is_empty() && !i.starts_with('#') && requirement_name(i).is_some())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `Requires-Dist` of core metadata: each requirement (its extra clause removed from the
+/// marker) with the extra it belongs to. A marker that joins an extra with `or` is not
+/// read.
+pub fn requires_dist(pkg_info: &str) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    for line in pkg_info.lines() {
+        if line.trim().is_empty() {
+            break;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if !key.trim().eq_ignore_ascii_case("requires-dist") {
+            continue;
+        }
+        let (req, marker) = value.split_once(';').unwrap_or((value, ""));
+        let (req, marker) = (req.trim(), marker.trim());
+        if !marker.contains("extra") {
+            out.push((value.trim().to_string(), None));
+            continue;
+        }
+        if marker.contains(" or ") {
+            continue;
+        }
+        let mut extra = None;
+        let mut rest: Vec<&str> = Vec::new();
+        for clause in marker.split(" and ") {
+            let c = clause
+                .trim()
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .trim();
+            if let Some(v) = c.strip_prefix("extra") {
+                let v = v.trim_start().trim_start_matches("==").trim();
+                extra = Some(normalize(v.trim_matches(['"', '\''])));
+            } else {
+                rest.push(clause.trim());
+            }
+        }
+        let req = if rest.is_empty() {
+            req.to_string()
+        } else {
+            format!("{req}; {}", rest.join(" and "))
+        };
+        out.push((req, extra));
+    }
+    out
+}
+
+/// What a tox configuration asks its test environments to install.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ToxNeeds {
+    /// `deps` lines as written (requirements, `-r FILE`, `.[extra]`).
+    pub deps: Vec<String>,
+    /// `extras` of the project.
+    pub extras: Vec<String>,
+    /// `dependency_groups` of the project.
+    pub groups: Vec<String>,
+}
+
+/// Whether a tox environment (`testenv`, `testenv:py312-tests`) runs the tests.
+fn is_test_env(section: &str) -> bool {
+    let Some(name) = section.strip_prefix("testenv") else {
+        return false;
+    };
+    let name = name.trim_start_matches(':').to_ascii_lowercase();
+    name.is_empty()
+        || ((name.contains("test") || name.starts_with("py"))
+            && !["doc", "lint", "type", "mypy", "style"]
+                .iter()
+                .any(|w| name.contains(w)))
+}
+
+/// The value of a tox setting line, when it applies to the plain test run: unconditional,
+/// or conditioned on a factor that is the tests themselves (`tests: pytest-mock`). Other
+/// factors choose variants a plain run is not (`pytest6: pytest==6.2.5`, `pytestmain:
+/// git+https://...`, `coverage: coverage`, `py38: backports`).
+fn tox_line(line: &str) -> Option<&str> {
+    let line = line.trim();
+    if let Some((cond, rest)) = line.split_once(':') {
+        let is_cond = !cond.is_empty()
+            && cond.chars().all(|c| {
+                c.is_ascii_alphanumeric()
+                    || matches!(c, '_' | '.' | ',' | '!' | '{' | '}' | '-' | ' ')
+            })
+            && !rest.starts_with('/');
+        if is_cond {
+            let factors = cond
+                .split([',', '-', '{', '}', ' '])
+                .map(|f| f.trim().to_ascii_lowercase());
+            let applies = factors
+                .filter(|f| !f.is_empty() && !f.starts_with('!'))
+                .any(|f| TEST_FACTORS.contains(&f.as_str()));
+            return applies.then(|| rest.trim());
+        }
+    }
+    Some(line)
+}
+
+/// `deps`, `extras` and `dependency_groups` of a `tox.ini`'s test environments.
+pub fn from_tox_ini(text: &str) -> ToxNeeds {
+    let mut needs = ToxNeeds::default();
+    for (section, key, value) in ini_entries(text) {
+        if !is_test_env(&section) {
+            continue;
+        }
+        let target = match key.as_str() {
+            "deps" => &mut needs.deps,
+            "extras" => &mut needs.extras,
+            "dependency_groups" => &mut needs.groups,
+            _ => continue,
+        };
+        for line in value.lines() {
+            let Some(v) = tox_line(line) else {
+                continue;
+            };
+            if key == "deps" {
+                target.push(v.to_string());
+            } else {
+                target.extend(
+                    v.split([',', ' '])
+                        .map(str::trim)
+                        .filter(|x| !x.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    needs
+}
+
+/// The tox configuration of a pyproject: `[tool.tox] legacy_tox_ini`, and the native
+/// `env_run_base` table's `deps`, `extras` and `dependency_groups`.
+fn tox_in_pyproject(t: &toml::Table) -> ToxNeeds {
+    let Some(tox) = t
+        .get("tool")
+        .and_then(|x| x.get("tox"))
+        .and_then(toml::Value::as_table)
+    else {
+        return ToxNeeds::default();
+    };
+    if let Some(legacy) = tox.get("legacy_tox_ini").and_then(toml::Value::as_str) {
+        return from_tox_ini(legacy);
+    }
+    let base = tox.get("env_run_base");
+    ToxNeeds {
+        deps: strings(base.and_then(|b| b.get("deps"))),
+        extras: strings(base.and_then(|b| b.get("extras"))),
+        groups: strings(base.and_then(|b| b.get("dependency_groups"))),
+    }
+}
+
+/// Adds what tox asks for: requirements, included files, the project's extras and groups.
+fn tox_into(tox: &ToxNeeds, from: &str, found: &mut Found, queue: &mut Vec<(String, Origin)>) {
+    for d in &tox.deps {
+        let d = d.trim();
+        if let Some(inc) = d
+            .strip_prefix("--requirement")
+            .or_else(|| d.strip_prefix("-r"))
+        {
+            let inc = inc.trim_start_matches('=').trim();
+            if let Some(p) = join_relative("", inc).filter(|p| !is_not_for_tests(p)) {
+                queue.push((p, Origin::Test));
+            }
+            continue;
+        }
+        let d = d.strip_prefix("-e").map_or(d, str::trim);
+        let own = d
+            .strip_prefix("{toxinidir}")
+            .or_else(|| d.strip_prefix('.'))
+            .map(|rest| rest.trim_start_matches('/'));
+        if let Some(rest) = own {
+            if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split(']').next()) {
+                for e in inner.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+                    found.own_extras.entry(normalize(e)).or_insert(Origin::Test);
+                }
+            }
+            continue;
+        }
+        // A bare URL (`git+https://...@main`) is a variant to build, not a requirement.
+        if d.contains('{') || d.starts_with('-') || (d.contains("://") && !d.contains(" @ ")) {
+            tracing::debug!(file = from, line = d, "tox deps line not read");
+            continue;
+        }
+        found.add(Origin::Test, d);
+    }
+    for e in &tox.extras {
+        found.own_extras.entry(normalize(e)).or_insert(Origin::Test);
+    }
+    for g in &tox.groups {
+        found.own_groups.entry(normalize(g)).or_insert(Origin::Test);
+    }
 }
 
 /// `requirements.txt`, `requirements-test.txt`, `requirements_dev.txt`, ... but not the
@@ -181,14 +666,38 @@ pub fn from_pyproject(t: &toml::Table) -> Vec<String> {
     for g in EXTRA_GROUPS {
         out.extend(optional_group(t, g));
     }
-    if let Some(groups) = t.get("dependency-groups").and_then(toml::Value::as_table) {
-        for (k, v) in groups {
-            if DEPENDENCY_GROUPS.contains(&normalize(k).as_str()) {
-                out.extend(strings(Some(v)));
-            }
-        }
+    for g in DEPENDENCY_GROUPS {
+        out.extend(dependency_group(t, g));
     }
     out
+}
+
+/// [`from_pyproject`], each requirement with its origin.
+fn from_pyproject_into(t: &toml::Table, found: &mut Found) {
+    found.add_all(
+        Origin::Base,
+        strings(t.get("project").and_then(|p| p.get("dependencies"))),
+    );
+    for g in EXTRA_GROUPS {
+        found.add_all(origin_of(g), optional_group(t, g));
+    }
+    for g in DEPENDENCY_GROUPS {
+        found.add_all(origin_of(g), dependency_group(t, g));
+    }
+}
+
+/// The requirement strings of a `[dependency-groups]` group (by normalized name).
+fn dependency_group(t: &toml::Table, group: &str) -> Vec<String> {
+    t.get("dependency-groups")
+        .and_then(toml::Value::as_table)
+        .map(|groups| {
+            groups
+                .iter()
+                .filter(|(k, _)| normalize(k) == group)
+                .flat_map(|(_, v)| strings(Some(v)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A pip requirements file: one requirement a line; comments, options (`-r`, `-e`, `-c`,
@@ -264,7 +773,7 @@ pub fn from_setup_cfg(text: &str) -> Vec<String> {
 
 /// `(section, key, value)` of an INI file; continuation lines (indented) are joined to
 /// the value with newlines.
-fn ini_entries(text: &str) -> Vec<(String, String, String)> {
+pub(crate) fn ini_entries(text: &str) -> Vec<(String, String, String)> {
     let mut out: Vec<(String, String, String)> = Vec::new();
     let mut section = String::new();
     for raw in text.lines() {
@@ -304,23 +813,28 @@ fn ini_entries(text: &str) -> Vec<(String, String, String)> {
 /// `setup.py`, not run: the string literals of `install_requires=[...]` and
 /// `tests_require=[...]` when written as literal lists.
 pub fn from_setup_py(text: &str) -> Vec<String> {
+    let mut out = setup_py_list(text, "install_requires");
+    out.extend(setup_py_list(text, "tests_require"));
+    out
+}
+
+/// The requirement literals of `key=[...]` in a `setup.py`, wherever it is written so.
+fn setup_py_list(text: &str, key: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for key in ["install_requires", "tests_require"] {
-        let mut rest = text;
-        while let Some(i) = rest.find(key) {
-            rest = &rest[i + key.len()..];
-            let after = rest.trim_start();
-            let Some(after) = after.strip_prefix('=') else {
-                continue;
-            };
-            let Some(list) = after.trim_start().strip_prefix('[') else {
-                continue;
-            };
-            let Some(end) = list.find(']') else {
-                continue;
-            };
-            out.extend(string_literals(&list[..end]));
-        }
+    let mut rest = text;
+    while let Some(i) = rest.find(key) {
+        rest = &rest[i + key.len()..];
+        let after = rest.trim_start();
+        let Some(after) = after.strip_prefix('=') else {
+            continue;
+        };
+        let Some(list) = after.trim_start().strip_prefix('[') else {
+            continue;
+        };
+        let Some(end) = list.find(']') else {
+            continue;
+        };
+        out.extend(string_literals(&list[..end]));
     }
     out
 }

@@ -1,12 +1,17 @@
-//! A repository's tree, written from the contents crawl recorded in `files`, and the minimal
+//! A repository's tree, written from the contents crawl recorded in `files` (Python files,
+//! dependency files, and the data files its tests read, text or bytes), and the
 //! `.dist-info` that stands for the project being installed.
 //!
 //! `trees/<repo_id>-<hash>/` holds `tree/` (the files) and `meta/` (the
-//! `<name>-<version>.dist-info` folder with `METADATA`, an empty `RECORD` and `INSTALLER`).
-//! `meta/` goes on the worker's `sys.path` beside the tree, so `importlib.metadata.version`
-//! finds the project; it stays out of the environment, which repositories with the same
-//! dependency set share. `<hash>` hashes the paths and contents and the name and version,
-//! so a repository whose files changed gets a new tree. The folder is built under
+//! `<name>-<version>.dist-info` folder with `METADATA` and `entry_points.txt` made from the
+//! project's own metadata files ([`super::dist_info`]), a `RECORD` of the Python files
+//! under the import root and `INSTALLER`). `meta/` goes on the worker's `sys.path` beside the tree, so
+//! `importlib.metadata` finds the project's version and entry points (the plugins it or
+//! pytest discovers); it stays out of the environment, which repositories with the same
+//! dependency set share. An `*.egg-info` folder of the sdist is read for that metadata but
+//! not written into the tree: a second, partial distribution of the project on `sys.path`
+//! would shadow the `.dist-info`. `<hash>` hashes the paths and contents and the name and
+//! version, so a repository whose files changed gets a new tree. The folder is built under
 //! `.tmp-<pid>` and renamed into place, so a crash never leaves a half tree in use.
 
 use std::os::unix::fs::PermissionsExt as _;
@@ -16,8 +21,87 @@ use sha2::{Digest as _, Sha256};
 
 use super::EnvError;
 
-/// Bump when the layout of a tree folder changes.
-const TREE_FORMAT: u32 = 1;
+/// Bump when the layout of a tree folder changes (3: data files' bytes, the project's
+/// real metadata, entry points and `RECORD`).
+const TREE_FORMAT: u32 = 3;
+
+/// A file to write into a tree: its path and its bytes (`None`: nothing to write, a row
+/// crawl skipped).
+pub trait TreeFile {
+    fn path(&self) -> &str;
+    fn contents(&self) -> Option<&[u8]>;
+}
+
+impl TreeFile for (&str, &str) {
+    fn path(&self) -> &str {
+        self.0
+    }
+    fn contents(&self) -> Option<&[u8]> {
+        Some(self.1.as_bytes())
+    }
+}
+
+impl TreeFile for (&str, &[u8]) {
+    fn path(&self) -> &str {
+        self.0
+    }
+    fn contents(&self) -> Option<&[u8]> {
+        Some(self.1)
+    }
+}
+
+/// A `files` row: its text, else its bytes (a data file that is not UTF-8); nothing for a
+/// row crawl skipped.
+impl TreeFile for &schemas::File {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn contents(&self) -> Option<&[u8]> {
+        if self.status != schemas::FileStatus::Ok {
+            return None;
+        }
+        self.content
+            .as_deref()
+            .map(str::as_bytes)
+            .or_else(|| self.bytes.as_ref().map(|b| b.0.as_slice()))
+    }
+}
+
+/// The `RECORD` of the project: its Python files as an install would place them, relative
+/// to the import root (`src/pkg/a.py` of a src layout is `pkg/a.py`), without hashes.
+/// pytest reads it to find the modules of a plugin (a `pytest11` entry point) and rewrite
+/// their assertions, as it does for an installed plugin.
+pub fn record(files: &[(&str, &[u8])], import_root: &str) -> String {
+    let prefix = if import_root == "." {
+        String::new()
+    } else {
+        format!("{import_root}/")
+    };
+    let mut out = String::new();
+    for (path, _) in files {
+        let Some(rel) = path.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let top_is_module = rel
+            .split('/')
+            .next()
+            .is_some_and(|t| !t.contains('.') || !rel.contains('/'));
+        if Path::new(rel).extension().is_some_and(|e| e == "py")
+            && top_is_module
+            && !in_egg_info(rel)
+        {
+            out.push_str(rel);
+            out.push_str(",,\n");
+        }
+    }
+    out
+}
+
+/// Whether `path` lies in an `*.egg-info` folder (read for metadata, not written).
+fn in_egg_info(path: &str) -> bool {
+    path.rsplit_once('/')
+        .is_some_and(|(dir, _)| dir.split('/').any(|d| d.ends_with(".egg-info")))
+}
 
 /// A materialized repository.
 #[derive(Debug, Clone)]
@@ -63,24 +147,28 @@ pub fn dist_info_name(name: &str, version: &str) -> String {
     format!("{name}-{version}.dist-info")
 }
 
-/// Writes the repository `repo_id` (its `(path, content)` files) under `trees_dir`, or
-/// reuses the folder an earlier run wrote for the same contents.
-pub fn materialize(
+/// Writes the repository `repo_id` (its files: `(path, text)`, `(path, bytes)` or `files`
+/// rows) under `trees_dir`, or reuses the folder an earlier run wrote for the same contents.
+pub fn materialize<F: TreeFile>(
     trees_dir: &Path,
     repo_id: &str,
     name: &str,
     version: &str,
-    files: &[(&str, &str)],
+    files: &[F],
 ) -> Result<Tree, EnvError> {
-    let mut sorted: Vec<(&str, &str)> = files.iter().copied().filter(|(p, _)| safe(p)).collect();
-    sorted.sort_unstable();
+    let mut sorted: Vec<(&str, &[u8])> = files
+        .iter()
+        .filter_map(|f| Some((f.path(), f.contents()?)))
+        .filter(|(p, _)| safe(p))
+        .collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     sorted.dedup_by(|a, b| a.0 == b.0);
     let mut h = Sha256::new();
     h.update(format!("{TREE_FORMAT}\0{name}\0{version}\0").as_bytes());
     for (p, c) in &sorted {
         h.update(p.as_bytes());
         h.update([0]);
-        h.update(Sha256::digest(c.as_bytes()));
+        h.update(Sha256::digest(c));
     }
     let hash = hex::encode(&h.finalize()[..8]);
     let dir = trees_dir.join(format!("{repo_id}-{hash}"));
@@ -99,7 +187,7 @@ pub fn materialize(
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(super::io_err("cannot remove", &tmp))?;
     }
-    let result = write_all(&tmp, name, version, &sorted);
+    let result = write_all(&tmp, name, version, &sorted, &tree(false).import_root);
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
@@ -118,22 +206,23 @@ fn write_all(
     tmp: &Path,
     name: &str,
     version: &str,
-    files: &[(&str, &str)],
+    files: &[(&str, &[u8])],
+    import_root: &str,
 ) -> Result<(), EnvError> {
     let mkdir = |d: &Path| -> Result<(), EnvError> {
         std::fs::create_dir_all(d).map_err(super::io_err("cannot create", d))?;
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755))
             .map_err(super::io_err("cannot set permissions of", d))
     };
-    let write = |p: &Path, text: &str| -> Result<(), EnvError> {
-        std::fs::write(p, text).map_err(super::io_err("cannot write", p))?;
+    let write = |p: &Path, bytes: &[u8]| -> Result<(), EnvError> {
+        std::fs::write(p, bytes).map_err(super::io_err("cannot write", p))?;
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644))
             .map_err(super::io_err("cannot set permissions of", p))
     };
     let root = tmp.join("tree");
     mkdir(tmp)?;
     mkdir(&root)?;
-    for (path, content) in files {
+    for (path, content) in files.iter().filter(|(p, _)| !in_egg_info(p)) {
         let p = root.join(path);
         let mut parent = p.parent();
         // Folders are made one by one so each gets its mode (the umask may be strict).
@@ -153,11 +242,21 @@ fn write_all(
     let dist = tmp.join("meta").join(dist_info_name(name, version));
     mkdir(&tmp.join("meta"))?;
     mkdir(&dist)?;
-    write(
-        &dist.join("METADATA"),
-        &format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
-    )?;
-    write(&dist.join("RECORD"), "")?;
-    write(&dist.join("INSTALLER"), "freshbench\n")?;
+    // The metadata files are text: the others cannot be one of them.
+    let texts: Vec<(&str, &str)> = files
+        .iter()
+        .filter_map(|(p, c)| Some((*p, std::str::from_utf8(c).ok()?)))
+        .collect();
+    let metadata = super::dist_info::metadata(name, version, &texts);
+    write(&dist.join("METADATA"), metadata.as_bytes())?;
+    let entry_points = super::dist_info::entry_points(name, &texts);
+    if !entry_points.is_empty() {
+        write(
+            &dist.join("entry_points.txt"),
+            entry_points.to_text().as_bytes(),
+        )?;
+    }
+    write(&dist.join("RECORD"), record(files, import_root).as_bytes())?;
+    write(&dist.join("INSTALLER"), b"freshbench\n")?;
     Ok(())
 }
