@@ -152,8 +152,7 @@ pub fn mutant_fill(task: &Task, sample: u32) -> Result<(String, String), NoAnswe
                 .collect()
         }
     };
-    let mut all: Vec<(String, String)> =
-        all.into_iter().filter(|(_, f)| f != reference).collect();
+    let mut all: Vec<(String, String)> = all.into_iter().filter(|(_, f)| f != reference).collect();
     if all.is_empty() && null_fill(task) != reference.trim() {
         // Nothing the operators change (`self.x = y`): the span deleted, the classic
         // statement-deletion mutant (the neutral fill validation saw fail).
