@@ -82,7 +82,8 @@ text_enum! {
         Source = "source",
         /// Python code of its tests.
         Test = "test",
-        /// A file that defines its dependencies.
+        /// A file that defines its dependencies or metadata (`pyproject.toml`, `setup.cfg`,
+        /// `setup.py`, requirement files, `tox.ini`, the sdist's `PKG-INFO`).
         Dependency = "dependency",
         /// Another file of the source tree that tests may read (fixtures, templates, data):
         /// kept within a size budget, text in `content`, else its bytes in `bytes`.
