@@ -124,7 +124,12 @@ fn completion_tasks_of_the_fixtures(dir: &Path) {
             .find(|f| f.repo_id == t.repo_id && f.path == t.path)
             .unwrap();
         let whole = format!("{}{}{}", t.prefix, t.reference, t.suffix);
-        assert_eq!(Some(whole.as_str()), file.content.as_deref(), "{}", t.task_id);
+        assert_eq!(
+            Some(whole.as_str()),
+            file.content.as_deref(),
+            "{}",
+            t.task_id
+        );
         assert!(!t.tests.is_empty(), "{}", t.task_id);
         for c in &t.context {
             assert!(

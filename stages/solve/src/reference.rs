@@ -391,7 +391,10 @@ mod tests {
             "    ",
         );
         // Nothing an operator changes: the span deleted (its neutral fill) is the mutant.
-        assert_eq!(mutant_fill(&none, 0).unwrap(), ("deleted".into(), "None".into()));
+        assert_eq!(
+            mutant_fill(&none, 0).unwrap(),
+            ("deleted".into(), "None".into())
+        );
         let broken = completion(
             SpanKind::Expression,
             "def f(:\n    return ",
