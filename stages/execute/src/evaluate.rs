@@ -669,10 +669,15 @@ pub fn run_candidates(
         &todo,
         |workers, c| {
             let hash = &hashes[&candidate_key(c)];
-            match by_id[c.task_id.as_str()] {
-                Item::Function(t) => execute_one(workers, &interp, run, t, c, hash, &opts.judge),
-                Item::Completion(t) => execute_completion(workers, run, t, c, hash),
-            }
+            execute_one(
+                workers,
+                &interp,
+                run,
+                by_id[c.task_id.as_str()],
+                c,
+                hash,
+                &opts.judge,
+            )
         },
         |e| {
             bar.inc(1);
@@ -734,22 +739,27 @@ pub fn run_candidates(
     })
 }
 
+/// Judges one candidate of either family (its task's cases, or its judge tests).
 fn execute_one(
     workers: &mut Workers<'_>,
     interp: &Interpreters,
     run: &str,
-    t: &TaskCases,
+    item: Item<'_>,
     c: &Candidate,
     input_hash: &str,
     judge: &JudgeOptions,
 ) -> Result<Execution, ExecError> {
+    let cases_total = match item {
+        Item::Function(t) => t.cases.len(),
+        Item::Completion(t) => t.tests.len(),
+    } as i32;
     let base = Execution {
         run: run.to_string(),
         task_id: c.task_id.clone(),
         sample: c.sample,
         status: ExecStatus::Error,
         cases_passed: 0,
-        cases_total: t.cases.len() as i32,
+        cases_total,
         seconds: 0.0,
         fingerprint: None,
         detail: None,
@@ -765,63 +775,38 @@ fn execute_one(
             ..base
         });
     };
-    let v = match interp.for_task(&t.task) {
-        Ok((python, preload)) => {
-            let (primary, _) = workers.pair(&python, &preload);
-            tasks::judge(primary, answer, t, judge)?
+    Ok(match item {
+        Item::Function(t) => {
+            let v = match interp.for_task(&t.task) {
+                Ok((python, preload)) => {
+                    let (primary, _) = workers.pair(&python, &preload);
+                    tasks::judge(primary, answer, t, judge)?
+                }
+                Err(why) => Verdict::infra(t, &format!("environment: {why}")),
+            };
+            Execution {
+                status: v.status,
+                cases_passed: v.cases_passed,
+                seconds: v.seconds,
+                fingerprint: v.fingerprint,
+                detail: v.detail,
+                isolation: v.isolation,
+                ..base
+            }
         }
-        Err(why) => Verdict::infra(t, &format!("environment: {why}")),
-    };
-    Ok(Execution {
-        status: v.status,
-        cases_passed: v.cases_passed,
-        seconds: v.seconds,
-        fingerprint: v.fingerprint,
-        detail: v.detail,
-        isolation: v.isolation,
-        ..base
-    })
-}
-
-fn execute_completion(
-    workers: &mut Workers<'_>,
-    run: &str,
-    t: &CompletionTask,
-    c: &Candidate,
-    input_hash: &str,
-) -> Result<Execution, ExecError> {
-    let base = Execution {
-        run: run.to_string(),
-        task_id: c.task_id.clone(),
-        sample: c.sample,
-        status: ExecStatus::Error,
-        cases_passed: 0,
-        cases_total: t.tests.len() as i32,
-        seconds: 0.0,
-        fingerprint: None,
-        detail: None,
-        isolation: Isolation::None,
-        input_hash: input_hash.to_string(),
-    };
-    let (Some(answer), AnswerStatus::Ok) = (&c.answer, c.status) else {
-        return Ok(Execution {
-            detail: Some(format!(
-                "no answer: {}",
-                c.error.as_deref().unwrap_or("the model gave none")
-            )),
-            ..base
-        });
-    };
-    let v = workers.judges.judge(t, answer, 0, false)?;
-    Ok(Execution {
-        status: v.status,
-        cases_passed: v.passed,
-        cases_total: v.total,
-        seconds: v.seconds,
-        fingerprint: v.fingerprint,
-        detail: v.detail,
-        isolation: v.isolation,
-        ..base
+        Item::Completion(t) => {
+            let v = workers.judges.judge(t, answer, 0, false)?;
+            Execution {
+                status: v.status,
+                cases_passed: v.passed,
+                cases_total: v.total,
+                seconds: v.seconds,
+                fingerprint: v.fingerprint,
+                detail: v.detail,
+                isolation: v.isolation,
+                ..base
+            }
+        }
     })
 }
 
