@@ -446,3 +446,23 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
         fingerprints,
     })
 }
+
+/// A run with the given (task, samples, correct) outcomes and nothing else, for tests.
+#[cfg(test)]
+pub fn test_run(name: &str, model: &str, outcomes: &[(&str, u32, u32)]) -> RunData {
+    RunData {
+        name: name.into(),
+        model: model.into(),
+        outcomes: outcomes
+            .iter()
+            .map(|(id, n, c)| (id.to_string(), Outcome { n: *n, c: *c }))
+            .collect(),
+        missing_tasks: 0,
+        missing_samples: 0,
+        ignored_executions: 0,
+        duplicate_executions: 0,
+        infra_samples: 0,
+        statuses: BTreeMap::new(),
+        fingerprints: BTreeMap::new(),
+    }
+}

@@ -340,21 +340,7 @@ mod tests {
     }
 
     fn run(outcomes: &[(&str, u32, u32)]) -> RunData {
-        RunData {
-            name: "r".into(),
-            model: "m".into(),
-            outcomes: outcomes
-                .iter()
-                .map(|(id, n, c)| (id.to_string(), Outcome { n: *n, c: *c }))
-                .collect(),
-            missing_tasks: 0,
-            missing_samples: 0,
-            ignored_executions: 0,
-            duplicate_executions: 0,
-            infra_samples: 0,
-            statuses: BTreeMap::new(),
-            fingerprints: BTreeMap::new(),
-        }
+        crate::data::test_run("r", "m", outcomes)
     }
 
     #[test]

@@ -123,12 +123,11 @@ pub fn render(dataset: &Dataset, runs: &[RunSummary]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use schemas::{Breakdown, Family, SpanKind};
 
     use super::*;
-    use crate::data::{DifficultySource, Outcome, TaskInfo};
+    use crate::data::{DifficultySource, TaskInfo};
     use crate::scores::{family_scores, score_run};
 
     fn task(id: &str, family: Family, level: Option<SpanKind>) -> TaskInfo {
@@ -145,21 +144,7 @@ mod tests {
     }
 
     fn run(outcomes: &[(&str, u32, u32)]) -> RunData {
-        RunData {
-            name: "oracle".into(),
-            model: "oracle".into(),
-            outcomes: outcomes
-                .iter()
-                .map(|(id, n, c)| (id.to_string(), Outcome { n: *n, c: *c }))
-                .collect(),
-            missing_tasks: 0,
-            missing_samples: 0,
-            ignored_executions: 0,
-            duplicate_executions: 0,
-            infra_samples: 0,
-            statuses: BTreeMap::new(),
-            fingerprints: BTreeMap::new(),
-        }
+        crate::data::test_run("oracle", "oracle", outcomes)
     }
 
     fn summary(ds: &Dataset, r: &RunData) -> String {

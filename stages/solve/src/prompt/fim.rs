@@ -239,10 +239,9 @@ impl Fim {
         Ok(self)
     }
 
-    /// The sentinels themselves, as stop sequences of a custom format.
-    fn default_stop(&self) -> Vec<String> {
-        let mut stop: Vec<String> = Vec::new();
-        for s in [
+    /// The format's sentinels, trimmed, the empty ones left out.
+    fn sentinels(&self) -> impl Iterator<Item = String> + '_ {
+        [
             Some(&self.prefix),
             Some(&self.suffix),
             Some(&self.middle),
@@ -250,9 +249,15 @@ impl Fim {
         ]
         .into_iter()
         .flatten()
-        {
-            let t = s.trim().to_string();
-            if !t.is_empty() && !stop.contains(&t) {
+        .map(|s| s.trim().to_string())
+        .filter(|t| !t.is_empty())
+    }
+
+    /// The sentinels themselves, as stop sequences of a custom format.
+    fn default_stop(&self) -> Vec<String> {
+        let mut stop: Vec<String> = Vec::new();
+        for t in self.sentinels() {
+            if !stop.contains(&t) {
                 stop.push(t);
             }
         }
@@ -263,17 +268,8 @@ impl Fim {
     /// Every text an answer is cut at: the stop sequences and the sentinels (trimmed).
     pub fn markers(&self) -> Vec<String> {
         let mut out: Vec<String> = self.stop.clone();
-        for s in [
-            Some(&self.prefix),
-            Some(&self.suffix),
-            Some(&self.middle),
-            self.file_sep.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let t = s.trim().to_string();
-            if !t.is_empty() && !out.contains(&t) {
+        for t in self.sentinels() {
+            if !out.contains(&t) {
                 out.push(t);
             }
         }
