@@ -98,18 +98,46 @@ pub struct RepoSummary {
     pub already_done: bool,
 }
 
-/// The test files of a repository: kind `test`, named `test_*.py` or `*_test.py`, sorted.
+/// The test files of a repository: kind `test`, named `test_*.py` or `*_test.py`, and, when
+/// its pytest configuration says `--doctest-modules`, the modules with doctests under its
+/// `testpaths` ([`crate::env::pytest_config`]); sorted.
 pub fn test_files(files: &[&File]) -> Vec<String> {
+    let ok = |f: &&&File| f.status == FileStatus::Ok && f.content.is_some();
+    let is_py = |path: &str| Path::new(path).extension().is_some_and(|e| e == "py");
     let mut out: Vec<String> = files
         .iter()
-        .filter(|f| f.kind == FileKind::Test && f.status == FileStatus::Ok && f.content.is_some())
+        .filter(ok)
+        .filter(|f| f.kind == FileKind::Test)
         .filter(|f| {
             let base = f.path.rsplit('/').next().unwrap_or(&f.path);
-            Path::new(base).extension().is_some_and(|e| e == "py")
-                && (base.starts_with("test_") || base.ends_with("_test.py"))
+            is_py(base) && (base.starts_with("test_") || base.ends_with("_test.py"))
         })
         .map(|f| f.path.clone())
         .collect();
+    // A project whose configuration collects its modules' doctests: those modules too
+    // (the ones under its testpaths that hold an example; pytest never collects setup.py).
+    let root: Vec<(&str, &str)> = files
+        .iter()
+        .filter(ok)
+        .filter(|f| !f.path.contains('/'))
+        .map(|f| (f.path.as_str(), f.content.as_deref().unwrap_or_default()))
+        .collect();
+    let config = crate::env::pytest_config::find(&root);
+    if config.doctest_modules() {
+        out.extend(
+            files
+                .iter()
+                .filter(ok)
+                .filter(|f| matches!(f.kind, FileKind::Source | FileKind::Test))
+                .filter(|f| is_py(&f.path) && config.in_testpaths(&f.path))
+                .filter(|f| {
+                    let base = f.path.rsplit('/').next().unwrap_or(&f.path);
+                    base != "setup.py" && base != "conftest.py" && base != "__main__.py"
+                })
+                .filter(|f| f.content.as_deref().is_some_and(|c| c.contains(">>>")))
+                .map(|f| f.path.clone()),
+        );
+    }
     out.sort();
     out.dedup();
     out
@@ -853,4 +881,47 @@ fn print_summary(all: &[RepoSummary]) -> std::io::Result<()> {
         )?;
     }
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, kind: FileKind, text: &str) -> File {
+        File {
+            repo_id: "r".into(),
+            path: path.into(),
+            kind,
+            sha256: String::new(),
+            size: text.len() as i64,
+            content: Some(text.into()),
+            bytes: None,
+            status: FileStatus::Ok,
+            reason: None,
+            changed_lines: None,
+            line_dates: None,
+        }
+    }
+
+    #[test]
+    fn doctest_modules_follow_the_configuration() {
+        let doc = "def f():\n    \"\"\"\n    >>> f()\n    1\n    \"\"\"\n    return 1\n";
+        let mut files = vec![
+            file("tests/test_a.py", FileKind::Test, "def test_a(): pass\n"),
+            file("tests/conftest.py", FileKind::Test, ">>> no\n"),
+            file("src/pkg/mod.py", FileKind::Source, doc),
+            file("src/pkg/plain.py", FileKind::Source, "x = 1\n"),
+            file("docs/conf.py", FileKind::Source, doc),
+            file("setup.py", FileKind::Dependency, doc),
+        ];
+        let refs: Vec<&File> = files.iter().collect();
+        assert_eq!(test_files(&refs), ["tests/test_a.py"]);
+        files.push(file(
+            "pyproject.toml",
+            FileKind::Dependency,
+            "[tool.pytest]\naddopts = [\"--doctest-modules\"]\ntestpaths = [\"src\", \"tests\"]\n",
+        ));
+        let refs: Vec<&File> = files.iter().collect();
+        assert_eq!(test_files(&refs), ["src/pkg/mod.py", "tests/test_a.py"]);
+    }
 }

@@ -26,6 +26,7 @@
 pub mod dist_info;
 pub mod functions;
 pub mod pep440;
+pub mod pytest_config;
 pub mod requirements;
 pub mod tree;
 
