@@ -301,6 +301,33 @@ text_enum! {
 }
 
 text_enum! {
+    /// What an assertion task's subject is compared with, in its test.
+    pub enum AssertionKind {
+        /// `assert X == V` (or `V == X`, `X is None`), `assertEqual(X, V)` and its kin,
+        /// `assert V in X` / `assertIn(V, X)` (X, the container, is asked for).
+        Equal = "equal",
+        /// `assert X == pytest.approx(V)`, `assertAlmostEqual(X, V)`: floats within
+        /// pytest's default tolerance.
+        Approx = "approx",
+        /// `assertTrue(X)` / `assertFalse(X)`: X's value itself.
+        Truth = "truth",
+        /// `with pytest.raises(E):` / `with self.assertRaises(E):`: the type of the
+        /// exception the block raises.
+        Raises = "raises",
+    }
+}
+
+text_enum! {
+    /// The two forms of an assertion task.
+    pub enum AssertionForm {
+        /// Predict the subject's value (the expected value is masked).
+        Value = "value",
+        /// Given the assertion with a claimed value, say whether it holds (True / False).
+        Verify = "verify",
+    }
+}
+
+text_enum! {
     /// The syntax level of a masked span.
     pub enum SpanKind {
         Expression = "expression",

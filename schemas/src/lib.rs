@@ -21,6 +21,7 @@ pub mod shards;
 pub mod spdx;
 pub mod table;
 pub mod tables;
+pub mod tagged;
 pub mod types;
 
 pub use enums::*;

@@ -1,6 +1,6 @@
 //! Tables written by `mask`.
 
-use crate::enums::{CodeDateSource, SpanKind};
+use crate::enums::{AssertionForm, AssertionKind, CodeDateSource, SpanKind};
 use crate::types::Timestamp;
 use crate::{record, table};
 
@@ -74,40 +74,80 @@ table! {
     }
 }
 
-record! {
-    /// The expected value of an assertion on one mutated variant of the program.
-    pub struct AssertionVariant {
-        /// Identifies the mutation.
-        pub mutant_id: String,
-        /// The mutated code.
-        pub code: String,
-        /// The value's repr under that mutation.
-        pub expected: String,
-    }
-}
-
 table! {
-    /// One row per `assertion` task: a test assertion with its expected value masked.
+    /// One row per `assertion` task (RepoReason's family): a real assertion of a
+    /// repository test with its expected value masked, the answer recorded by execution.
+    /// An assertion (a `group_id`) gives tasks on the original program and on mutated
+    /// variants of it (one mutant of repository code the test executes, under which the
+    /// subject's value changes and nothing raises before the assertion), in two forms.
     pub struct AssertionTask in "assertion_tasks" written_by "mask" {
-        /// Content hash of the test, the assertion and the code.
+        /// Content hash of the group, the program (original or mutant), the form and the
+        /// claim.
         pub task_id: String,
+        /// The assertion: content hash of the repository, the test, the assertion's place
+        /// and text. Every task of one assertion shares it.
+        pub group_id: String,
         /// The repository.
         pub repo_id: String,
-        /// The test (`repo_tests.node_id`).
+        /// The test (`repo_tests.node_id`), passing and not flaky.
         pub test_node_id: String,
         /// The test file.
         pub path: String,
         /// 1-based line of the assertion.
         pub line: i32,
-        /// The assertion with its expected value replaced by a placeholder.
+        /// Byte offsets in the test file of what the judge rewrites: the assertion
+        /// statement (`equal`, `approx`, `truth`) or the `raises` call of the with-item.
+        pub start_byte: i64,
+        /// Just past it.
+        pub end_byte: i64,
+        /// What the subject is compared with in the test.
+        pub kind: AssertionKind,
+        /// `value` (predict the subject) or `verify` (does the shown assertion hold?).
+        pub form: AssertionForm,
+        /// The subject: the expression whose value is asked for (`raises`: the block's
+        /// first line).
+        pub subject: String,
+        /// The test function as the model sees it, the assertion replaced by
+        /// `masked_assertion`, after the test file's imports.
+        pub test_source: String,
+        /// The assertion as shown: its expected value replaced by `??` (value form), or
+        /// by `claim` (verify form).
         pub masked_assertion: String,
-        /// The code it exercises, as given to the model.
-        pub code_context: String,
-        /// The value's repr, recorded by execution.
-        pub expected: String,
-        /// Mutated variants and the values they produce.
-        pub variants: Vec<AssertionVariant>,
-        /// The newest `code_date` of the repository code the test exercises.
+        /// Repository code the test executes, ranked by how many of its lines ran (the
+        /// mutated function first on a variant, in its mutated text), within
+        /// `context_budget` tokens.
+        pub code_context: Vec<ContextSnippet>,
+        /// Tokens of `code_context` (the unit of completion tasks' budget).
+        pub context_tokens: i32,
+        /// The budget `code_context` was chosen within.
+        pub context_budget: i32,
+        /// This task's program is a mutated variant (else the original).
+        pub mutated: bool,
+        /// The mutant (`mutants` id), when mutated.
+        pub mutant_id: Option<String>,
+        /// The mutated source file, when mutated.
+        pub mutated_path: Option<String>,
+        /// That file's whole text under the mutation (the variant's program is the
+        /// repository with this file in place), when mutated.
+        pub mutated_text: Option<String>,
+        /// The mutation in one line (`path:line: old -> new`), when mutated.
+        pub mutation: Option<String>,
+        /// The subject's value on this task's program as recorded by execution (a tagged
+        /// value, `execute::Value` JSON; `raises`: the exception type's qualified name as
+        /// a `str`).
+        pub value_json: String,
+        /// That value as Python text (objects as their `repr`).
+        pub value_python: String,
+        /// The subject's value on the original program (the memorized answer); equal to
+        /// `value_json` when not mutated.
+        pub original_json: String,
+        /// Verify form: the claimed value, as Python text (shown in `masked_assertion`).
+        pub claim: Option<String>,
+        /// The answer: `value_python` for the value form; `True` or `False` for verify.
+        pub answer: String,
+        /// The test's seconds in `repo_tests` (what judging a non-literal answer costs).
+        pub tests_seconds: f64,
+        /// The newest `code_date` of the repository code in `code_context`.
         pub code_date: Option<Timestamp>,
         /// Where `code_date` comes from.
         pub code_date_source: Option<CodeDateSource>,

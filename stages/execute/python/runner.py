@@ -739,6 +739,46 @@ def _session_main(req_r, rw, nonce, ctx):
         send(dumps(payload))
 
 
+def _install_capture(captures, current):
+    """The assertion family's capture: a test rewritten by freshbench calls
+    `__freshbench_capture__(key, X)` where an assertion compared X, and
+    `with __freshbench_raises__(key):` where it expected an exception. The first value per
+    (test, key) is kept, tagged as a call's result is, with the number of times the place
+    ran; the raises form records the exception type's qualified name (or None when the
+    block raised nothing) and suppresses the exception, as `pytest.raises` would."""
+    tagger, _ = _make_tagger(4000)
+
+    def keep(key, tag):
+        k = (current[0] or "<outside a test>", key)
+        c = captures.get(k)
+        if c is None:
+            captures[k] = [1, tag]
+        else:
+            c[0] += 1
+
+    def capture(key, value):
+        keep(key, tagger(value))
+        return value
+
+    class Raises:
+        def __init__(self, key):
+            self.key = key
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, et, ev, tb):
+            if et is None:
+                keep(self.key, ("none",))
+                return False
+            mod, name = getattr(et, "__module__", "?"), getattr(et, "__qualname__", "?")
+            keep(self.key, ("str", name if mod == "builtins" else "%s.%s" % (mod, name)))
+            return issubclass(et, Exception)
+
+    builtins.__freshbench_capture__ = capture
+    builtins.__freshbench_raises__ = Raises
+
+
 def _child_pytest(req, rw, nonce, ctx, pw=-1):
     """Runs a pytest session. `pw`: the progress channel, where each test's node id is
     written when it starts (`S nodeid\\n`) and `E\\n` when it ends, so that the runner can
@@ -761,6 +801,10 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
             flush()
             write(rw, nonce + dumps(payload))
             exit_(0)
+    captures = {}
+    current = [None]
+    if req.get("capture"):
+        _install_capture(captures, current)
     try:
         import pytest
 
@@ -775,6 +819,7 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
             @pytest.hookimpl(hookwrapper=True)
             def pytest_runtest_protocol(self, item, nextitem):
                 progress("S " + item.nodeid)
+                current[0] = item.nodeid
                 seen = len(violations)
                 if cov is not None:
                     cov.switch_context(item.nodeid)
@@ -835,6 +880,8 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
                     for c in ctxs:
                         if c:
                             lines.setdefault(c, {}).setdefault(rel, []).append(lineno)
+        if req.get("capture"):
+            payload["captures"] = [(nid, key, c[0], c[1]) for (nid, key), c in captures.items()]
         payload["tests"] = [(nid, results[nid][0], results[nid][1], results[nid][2],
                              sorted((p, sorted(ls)) for p, ls in lines.get(nid, {}).items()))
                             for nid in order]
@@ -1492,6 +1539,9 @@ class Runner:
             out["coverage"] = {"file": os.path.relpath(f, self.work) if f.startswith(self.work) else f,
                                "first_line": first, "last_line": last,
                                "arcs": [list(a) for a in arcs], "function_arcs": [list(a) for a in possible]}
+        if "captures" in p:
+            out["captures"] = [{"node_id": n, "key": k, "count": c, "value": _tag_to_json(t)}
+                               for n, k, c, t in p["captures"]]
         if "tests" in p:
             out["tests"] = [{"node_id": n, "outcome": o, "seconds": s, "detail": d or None,
                              "lines": [{"path": path, "lines": ls} for path, ls in lines]}

@@ -84,12 +84,21 @@ impl CompletionOptions {
     }
 
     fn limits(&self, task: &CompletionTask) -> Limits {
-        let wall = if self.whole_suite {
-            self.max_wall
-        } else {
-            (self.base_wall + Duration::from_secs_f64(task.tests_seconds.max(0.0) * self.factor))
-                .min(self.max_wall)
-        };
+        if self.whole_suite {
+            return self.limits_within(self.max_wall);
+        }
+        self.limits_for(task.tests_seconds)
+    }
+
+    /// The limits of a run of tests that took `tests_seconds` in `repo_tests`.
+    pub fn limits_for(&self, tests_seconds: f64) -> Limits {
+        self.limits_within(
+            (self.base_wall + Duration::from_secs_f64(tests_seconds.max(0.0) * self.factor))
+                .min(self.max_wall),
+        )
+    }
+
+    fn limits_within(&self, wall: Duration) -> Limits {
         Limits {
             wall,
             cpu_seconds: wall.as_secs().max(1),
@@ -213,6 +222,8 @@ pub struct RepoWorker {
     pub key: String,
     /// The repository's test files (what `whole_suite` runs).
     pub test_files: Vec<String>,
+    /// The text of each file of kind `test`, by path (what assertion tasks rewrite).
+    pub test_sources: BTreeMap<String, String>,
 }
 
 /// The worker specification of a repository ([`crate::repo_tests::prepare`], the one place
@@ -228,6 +239,11 @@ pub fn repo_worker(
             spec,
             key,
             test_files: crate::repo_tests::test_files(files),
+            test_sources: files
+                .iter()
+                .filter(|f| f.kind == schemas::FileKind::Test)
+                .filter_map(|f| Some((f.path.clone(), f.content.clone()?)))
+                .collect(),
         }),
         crate::repo_tests::Setup::EnvFailed { message, .. } => Err(format!(
             "environment: the repository's environment did not build: {}",
@@ -236,15 +252,15 @@ pub fn repo_worker(
     })
 }
 
-/// Sets up the judge workers of the repositories of `tasks` (environments built once each,
+/// Sets up the judge workers of the repositories `repo_ids` (environments built once each,
 /// in order): per repository id, its worker or why none.
 pub fn repo_workers(
     dir: &std::path::Path,
-    tasks: &[&CompletionTask],
+    repo_ids: &[&str],
     envs: Option<&EnvConfig>,
 ) -> anyhow::Result<HashMap<String, Result<RepoWorker, String>>> {
     use anyhow::Context as _;
-    let mut wanted: Vec<&str> = tasks.iter().map(|t| t.repo_id.as_str()).collect();
+    let mut wanted: Vec<&str> = repo_ids.to_vec();
     wanted.sort_unstable();
     wanted.dedup();
     let mut out = HashMap::new();
@@ -310,6 +326,55 @@ impl<'b> Judges<'b> {
         }
     }
 
+    /// Runs `req` in the worker of repository `repo_id` with hash seed `seed`, within
+    /// `limits` (and the tight wall-clock limit when one is set). `Ok(Err(why))`: the
+    /// repository has no worker (its environment did not build).
+    pub fn run(
+        &mut self,
+        repo_id: &str,
+        seed: u32,
+        mut limits: Limits,
+        req: &Request,
+    ) -> Result<Result<Outcome, String>, ExecError> {
+        let worker = match self.workers.get(repo_id) {
+            Some(Ok(w)) => w,
+            Some(Err(why)) => return Ok(Err(why.clone())),
+            None => return Ok(Err("no worker for its repository".into())),
+        };
+        if let Some(w) = self.tight_wall {
+            limits.wall = limits.wall.min(w);
+            limits.cpu_seconds = limits.wall.as_secs().max(1);
+        }
+        let (backend, spec) = (self.backend, &worker.spec);
+        let batch = self
+            .batches
+            .entry((repo_id.to_string(), seed))
+            .or_insert_with(|| {
+                let spec = WorkerSpec {
+                    hash_seed: seed,
+                    ..spec.clone()
+                };
+                Batch::new(backend, &spec, &limits)
+            });
+        batch.set_limits(&limits);
+        batch.run(req).map(Ok)
+    }
+
+    /// The worker of a repository, when it has one.
+    pub fn worker(&self, repo_id: &str) -> Option<&RepoWorker> {
+        self.workers.get(repo_id).and_then(|w| w.as_ref().ok())
+    }
+
+    /// The judge's options.
+    pub fn options(&self) -> &CompletionOptions {
+        &self.opts
+    }
+
+    /// Sets (or clears) the tight wall-clock limit of the runs that follow.
+    pub fn set_tight_wall(&mut self, wall: Option<Duration>) {
+        self.tight_wall = wall;
+    }
+
     /// Runs the judge tests with the file `text` in place of the task's file (seed 0 or 1;
     /// `reverse`: the tests in the reverse order).
     pub fn judge_text(
@@ -319,28 +384,13 @@ impl<'b> Judges<'b> {
         seed: u32,
         reverse: bool,
     ) -> Result<JudgeVerdict, ExecError> {
-        let worker = match self.workers.get(&task.repo_id) {
-            Some(Ok(w)) => w,
-            Some(Err(why)) => return Ok(JudgeVerdict::infra(task, why)),
-            None => return Ok(JudgeVerdict::infra(task, "no worker for its repository")),
+        let Some(worker) = self.worker(&task.repo_id) else {
+            let why = match self.workers.get(&task.repo_id) {
+                Some(Err(why)) => why.clone(),
+                _ => "no worker for its repository".into(),
+            };
+            return Ok(JudgeVerdict::infra(task, &why));
         };
-        let mut limits = self.opts.limits(task);
-        if let Some(w) = self.tight_wall {
-            limits.wall = limits.wall.min(w);
-            limits.cpu_seconds = limits.wall.as_secs().max(1);
-        }
-        let (backend, spec) = (self.backend, &worker.spec);
-        let batch = self
-            .batches
-            .entry((task.repo_id.clone(), seed))
-            .or_insert_with(|| {
-                let spec = WorkerSpec {
-                    hash_seed: seed,
-                    ..spec.clone()
-                };
-                Batch::new(backend, &spec, &limits)
-            });
-        batch.set_limits(&limits);
         let mut ids = if self.opts.whole_suite {
             worker.test_files.clone()
         } else {
@@ -359,9 +409,12 @@ impl<'b> Judges<'b> {
                 path: task.path.clone(),
                 text: text.to_string(),
             }],
+            capture: false,
         });
-        let o = batch.run(&req)?;
-        Ok(verdict(task, &o))
+        match self.run(&task.repo_id, seed, self.opts.limits(task), &req)? {
+            Ok(o) => Ok(verdict(task, &o)),
+            Err(why) => Ok(JudgeVerdict::infra(task, &why)),
+        }
     }
 
     /// [`Judges::judge_text`] of a fill spliced into the task's file.

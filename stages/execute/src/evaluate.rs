@@ -26,10 +26,11 @@ use std::time::Instant;
 use anyhow::Context as _;
 use schemas::cli::{check_run_name, CommonArgs, Outcome as StageOutcome, ResumeArgs, Shard};
 use schemas::{
-    AnswerStatus, Candidate, CompletionTask, ExecStatus, Execution, Family, Isolation, Validation,
-    ValidationStatus,
+    AnswerStatus, AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family,
+    Isolation, Validation, ValidationStatus,
 };
 
+use crate::assertion;
 use crate::backend::{Backend, ExecError, WorkerSpec};
 use crate::batch::Batch;
 use crate::completion::{self, CompletionOptions, Judges, RepoWorkers};
@@ -63,18 +64,37 @@ struct Workers<'b> {
     judges: Judges<'b>,
 }
 
-/// A task of either family that execute judges.
+/// A task of any family that execute judges.
 #[derive(Clone, Copy)]
 enum Item<'a> {
     Function(&'a TaskCases),
     Completion(&'a CompletionTask),
+    Assertion(&'a AssertionTask),
 }
 
-impl Item<'_> {
-    fn task_id(&self) -> &str {
+impl<'a> Item<'a> {
+    fn task_id(&self) -> &'a str {
         match self {
             Item::Function(t) => &t.task.task_id,
             Item::Completion(t) => &t.task_id,
+            Item::Assertion(t) => &t.task_id,
+        }
+    }
+
+    fn family(&self) -> Family {
+        match self {
+            Item::Function(_) => Family::Function,
+            Item::Completion(_) => Family::Completion,
+            Item::Assertion(_) => Family::Assertion,
+        }
+    }
+
+    /// The repository whose judge worker it needs (completion and assertion tasks).
+    fn repo_id(self) -> Option<&'a str> {
+        match self {
+            Item::Function(_) => None,
+            Item::Completion(t) => Some(&t.repo_id),
+            Item::Assertion(t) => Some(&t.repo_id),
         }
     }
 }
@@ -182,17 +202,70 @@ fn completion_execution_hash(
     ])
 }
 
-/// The tasks of both families: the `ok` function tasks and the completion tasks; either
-/// table may be absent (a dataset of one family), not both.
-fn load_tasks(dir: &Path) -> anyhow::Result<(Vec<TaskCases>, Vec<CompletionTask>)> {
+/// An assertion answer's row hash: the task's validation hash (task, placement, build),
+/// the judge's options, the answer.
+fn assertion_execution_hash(c: &Candidate, validation: &str, opts: &CompletionOptions) -> String {
+    schemas::id::content_id(&[
+        b"execution/assertion/1",
+        validation.as_bytes(),
+        opts.digest().as_bytes(),
+        &c.sample.to_le_bytes(),
+        c.status.as_str().as_bytes(),
+        c.answer.as_deref().unwrap_or("").as_bytes(),
+    ])
+}
+
+/// The tasks of every family: the `ok` function tasks, the completion tasks and the
+/// assertion tasks; any table may be absent (a dataset of some families), not all.
+/// The tasks of every family.
+struct Loaded {
+    functions: Vec<TaskCases>,
+    completions: Vec<CompletionTask>,
+    assertions: Vec<AssertionTask>,
+}
+
+impl Loaded {
+    fn items(&self) -> impl Iterator<Item = Item<'_>> {
+        self.functions
+            .iter()
+            .map(Item::Function)
+            .chain(self.completions.iter().map(Item::Completion))
+            .chain(self.assertions.iter().map(Item::Assertion))
+    }
+}
+
+fn load_tasks(dir: &Path) -> anyhow::Result<Loaded> {
     let completions = completion::load(dir)?;
-    let functions = if completions.is_empty() || schemas::table_exists::<schemas::FunctionTask>(dir)
+    let assertions = assertion::load(dir)?;
+    let functions = if (completions.is_empty() && assertions.is_empty())
+        || schemas::table_exists::<schemas::FunctionTask>(dir)
     {
         tasks::load_function_tasks(dir)?
     } else {
         Vec::new()
     };
-    Ok((functions, completions))
+    Ok(Loaded {
+        functions,
+        completions,
+        assertions,
+    })
+}
+
+/// The repositories whose judge workers `items` need, sorted and distinct.
+fn repos_of<'a>(items: impl Iterator<Item = Item<'a>>) -> Vec<&'a str> {
+    let mut ids: Vec<&str> = items.filter_map(Item::repo_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Where an item's repository runs, for row hashes.
+fn placement_of(repos: &RepoWorkers, repo_id: &str) -> String {
+    match repos.get(repo_id) {
+        Some(Ok(w)) => w.key.clone(),
+        Some(Err(why)) => format!("none: {why}"),
+        None => "none".into(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -201,13 +274,13 @@ fn load_tasks(dir: &Path) -> anyhow::Result<(Vec<TaskCases>, Vec<CompletionTask>
 /// `execute --validate`.
 pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<StageOutcome> {
     let dir = common.data()?;
-    let (all, completions) = load_tasks(dir)?;
+    let loaded = load_tasks(dir)?;
+    let (all, completions) = (&loaded.functions, &loaded.completions);
     let refs: Vec<CodeRef<'_>> = all.iter().map(|t| (&t.task).into()).collect();
     let mut interp = Interpreters::plan(dir, &refs, opts.python.clone())?;
-    // The completion judges' repositories: environments and trees (cached, so quick when
-    // built before); their keys are part of the rows' hashes.
-    let completion_refs: Vec<&CompletionTask> = completions.iter().collect();
-    let repos = completion::repo_workers(dir, &completion_refs, opts.envs.as_ref())?;
+    // The repositories of completion and assertion tasks: environments and trees (cached,
+    // so quick when built before); their keys are part of the rows' hashes.
+    let repos = completion::repo_workers(dir, &repos_of(loaded.items()), opts.envs.as_ref())?;
     let mut hashes: HashMap<&str, String> = all
         .iter()
         .map(|t| {
@@ -217,8 +290,12 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
             )
         })
         .collect();
-    for t in &completions {
+    for t in completions {
         let h = completion::validation_hash(t, &completion::placement(&repos, t), &opts.completion);
+        hashes.insert(t.task_id.as_str(), h);
+    }
+    for t in &loaded.assertions {
+        let h = assertion::validation_hash(t, &placement_of(&repos, &t.repo_id));
         hashes.insert(t.task_id.as_str(), h);
     }
     let old: Vec<Validation> = if !opts.force && schemas::table_exists::<Validation>(dir) {
@@ -236,15 +313,14 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         .collect();
     // Rows of tasks that are no longer in the dataset go.
     done.retain(|id, _| hashes.contains_key(id.as_str()));
-    let todo: Vec<Item<'_>> = all
-        .iter()
-        .map(Item::Function)
-        .chain(completions.iter().map(Item::Completion))
+    let todo: Vec<Item<'_>> = loaded
+        .items()
         .filter(|t| !done.contains_key(t.task_id()))
         .collect();
     tracing::info!(
         function_tasks = all.len(),
         completion_tasks = completions.len(),
+        assertion_tasks = loaded.assertions.len(),
         already_done = done.len(),
         todo = todo.len(),
         "validating tasks"
@@ -253,7 +329,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
         .iter()
         .filter_map(|t| match t {
             Item::Function(t) => Some((&t.task).into()),
-            Item::Completion(_) => None,
+            Item::Completion(_) | Item::Assertion(_) => None,
         })
         .collect();
     interp.build(&todo_refs, opts.envs.clone())?;
@@ -279,6 +355,9 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
             Item::Completion(t) => {
                 completion::validate(&mut workers.judges, t, &hashes[t.task_id.as_str()])
             }
+            Item::Assertion(t) => {
+                assertion::validate(&mut workers.judges, t, &hashes[t.task_id.as_str()])
+            }
         },
         |v| {
             bar.inc(1);
@@ -296,7 +375,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     let rows: Vec<&Validation> = done.values().collect();
     let mut out = std::io::stdout().lock();
     let mut lacking = false;
-    for family in [Family::Function, Family::Completion] {
+    for family in [Family::Function, Family::Completion, Family::Assertion] {
         let mine: Vec<&Validation> = rows
             .iter()
             .copied()
@@ -528,7 +607,7 @@ pub fn run_candidates(
     let mut candidates = read_candidates(&rdir)?;
     candidates.sort_by(|a, b| (&a.task_id, a.sample).cmp(&(&b.task_id, b.sample)));
     candidates.dedup_by(|a, b| a.task_id == b.task_id && a.sample == b.sample);
-    let (all, completions) = load_tasks(dir)?;
+    let loaded = load_tasks(dir)?;
     let valid: Option<BTreeSet<String>> = if schemas::table_exists::<Validation>(dir) {
         let v: Vec<Validation> = schemas::read_table(dir).context("reading validations")?;
         Some(
@@ -541,15 +620,7 @@ pub fn run_candidates(
         tracing::warn!("no validations.parquet: every ok task is run (run `execute --validate` to count only valid ones)");
         None
     };
-    let by_id: HashMap<&str, Item<'_>> = all
-        .iter()
-        .map(|t| (t.task.task_id.as_str(), Item::Function(t)))
-        .chain(
-            completions
-                .iter()
-                .map(|t| (t.task_id.as_str(), Item::Completion(t))),
-        )
-        .collect();
+    let by_id: HashMap<&str, Item<'_>> = loaded.items().map(|i| (i.task_id(), i)).collect();
     let mut unknown = 0usize;
     let mut invalid = 0usize;
     let mine: Vec<&Candidate> = candidates
@@ -558,13 +629,9 @@ pub fn run_candidates(
         .filter(|(i, _)| opts.shard.is_none_or(|s| s.holds(*i)))
         .map(|(_, c)| c)
         .filter(|c| {
-            let family = match by_id.get(c.task_id.as_str()) {
-                Some(Item::Function(_)) => Family::Function,
-                Some(Item::Completion(_)) => Family::Completion,
-                None => {
-                    unknown += 1;
-                    return false;
-                }
+            let Some(family) = by_id.get(c.task_id.as_str()).map(Item::family) else {
+                unknown += 1;
+                return false;
             };
             if family != c.family {
                 unknown += 1;
@@ -595,20 +662,14 @@ pub fn run_candidates(
     };
     let function_of = |c: &Candidate| match by_id[c.task_id.as_str()] {
         Item::Function(t) => Some(t),
-        Item::Completion(_) => None,
-    };
-    let completion_of = |c: &Candidate| match by_id[c.task_id.as_str()] {
-        Item::Completion(t) => Some(t),
-        Item::Function(_) => None,
+        Item::Completion(_) | Item::Assertion(_) => None,
     };
     let mine_refs: Vec<CodeRef<'_>> = mine
         .iter()
         .filter_map(|c| function_of(c).map(|t| (&t.task).into()))
         .collect();
     let mut interp = Interpreters::plan(dir, &mine_refs, opts.python.clone())?;
-    let mut judged: Vec<&CompletionTask> = mine.iter().filter_map(|c| completion_of(c)).collect();
-    judged.sort_by(|a, b| a.task_id.cmp(&b.task_id));
-    judged.dedup_by(|a, b| a.task_id == b.task_id);
+    let judged = repos_of(mine.iter().map(|c| by_id[c.task_id.as_str()]));
     let repos = completion::repo_workers(dir, &judged, opts.envs.as_ref())?;
     let hashes: BTreeMap<(String, i32), String> = mine
         .iter()
@@ -621,6 +682,11 @@ pub fn run_candidates(
                     c,
                     t,
                     &completion::placement(&repos, t),
+                    &opts.completion,
+                ),
+                Item::Assertion(t) => assertion_execution_hash(
+                    c,
+                    &assertion::validation_hash(t, &placement_of(&repos, &t.repo_id)),
                     &opts.completion,
                 ),
             };
@@ -752,6 +818,7 @@ fn execute_one(
     let cases_total = match item {
         Item::Function(t) => t.cases.len(),
         Item::Completion(t) => t.tests.len(),
+        Item::Assertion(_) => 1,
     } as i32;
     let base = Execution {
         run: run.to_string(),
@@ -800,6 +867,18 @@ fn execute_one(
                 status: v.status,
                 cases_passed: v.passed,
                 cases_total: v.total,
+                seconds: v.seconds,
+                fingerprint: v.fingerprint,
+                detail: v.detail,
+                isolation: v.isolation,
+                ..base
+            }
+        }
+        Item::Assertion(t) => {
+            let v = assertion::judge(&mut workers.judges, t, answer)?;
+            Execution {
+                status: v.status,
+                cases_passed: i32::from(v.status == ExecStatus::Pass),
                 seconds: v.seconds,
                 fingerprint: v.fingerprint,
                 detail: v.detail,

@@ -33,11 +33,13 @@
 //! Rows that a rerun keeps carry a hash of what made them, which includes [`BUILD_ID`]: a
 //! hash of this crate's code (and of the runner and the contract), recorded at build time.
 
+pub mod assertion;
 pub mod backend;
 pub mod batch;
 pub mod completion;
 pub mod env;
 pub mod evaluate;
+pub mod literal;
 pub mod process;
 pub mod protocol;
 pub mod repo_tests;
@@ -84,10 +86,8 @@ pub struct Args {
     /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
     #[arg(long)]
     pub require_isolation: bool,
-    /// The Python interpreter of the worker (default: .tools/venv/bin/python, else python3);
-    /// with --repo-tests, the Python environments are built on (its base interpreter).
-    #[arg(long, value_name = "PATH")]
-    pub python: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub env: env::EnvArgs,
     /// Run each crawled repository's own test suite (twice, in its environment, in the
     /// sandbox) and write `repo_tests`: outcome, time, flakiness and lines executed per test.
     #[arg(long)]
@@ -111,27 +111,6 @@ pub struct Args {
     /// Address space of a test process, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub memory_mb: u64,
-    /// The cache folder: environments in `DIR/envs`, repository trees in `DIR/trees`, uv's
-    /// cache in `DIR/uv` (default: `$FRESHBENCH_CACHE`, else `.cache` of the working directory).
-    #[arg(long, value_name = "DIR")]
-    pub cache_dir: Option<std::path::PathBuf>,
-    /// Build environments again, failed ones included, instead of reusing the cached ones.
-    #[arg(long)]
-    pub rebuild_envs: bool,
-    /// The uv to build environments with (default: `$FRESHBENCH_UV`, `.tools/venv/bin/uv`, uv on
-    /// `PATH`; without one, `python -m venv` and pip).
-    #[arg(long, value_name = "PATH")]
-    pub uv: Option<std::path::PathBuf>,
-    /// Build environments with `python -m venv` and pip even when uv is there.
-    #[arg(long)]
-    pub no_uv: bool,
-    /// Seconds one installer command (venv creation, installation) may take.
-    #[arg(long, value_name = "SECS", default_value_t = 1200)]
-    pub env_timeout: u64,
-    /// Let the installer build source distributions: this runs third-party build code on the
-    /// host, outside the sandbox (by default only wheels are installed).
-    #[arg(long)]
-    pub allow_sdist_builds: bool,
     /// Check every task by running it and write `validations` (only valid tasks count
     /// downstream). A function task: the original twice (hash seeds 0 and 1) and an empty
     /// body once. A completion task (`completion_tasks`, written by mask): the original
@@ -212,18 +191,7 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
                 timeout: std::time::Duration::from_secs(args.timeout),
                 jobs: args.jobs,
                 memory_bytes: args.memory_mb.saturating_mul(1 << 20),
-                env: env::EnvConfig {
-                    cache_dir: args.cache_dir.clone().unwrap_or_else(env::default_cache_dir),
-                    python: args.python.clone().unwrap_or_else(default_interpreter),
-                    uv: if args.no_uv {
-                        None
-                    } else {
-                        args.uv.clone().or_else(env::find_uv)
-                    },
-                    rebuild: args.rebuild_envs,
-                    timeout: std::time::Duration::from_secs(args.env_timeout),
-                    allow_sdist_builds: args.allow_sdist_builds,
-                },
+                env: args.env.config(),
                 require_isolation: args.require_isolation,
             };
             repo_tests::run(&args.common, &opts)
@@ -246,7 +214,7 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
             args.case_timeout
         );
     }
-    let python = args.python.clone().unwrap_or_else(default_interpreter);
+    let python = args.env.interpreter();
     let judge = tasks::JudgeOptions {
         limits: Limits {
             wall: std::time::Duration::from_secs_f64(args.case_timeout),
@@ -261,21 +229,7 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
         judge,
         force: args.force,
         require_isolation: args.require_isolation,
-        envs: (!args.no_envs).then(|| env::EnvConfig {
-            cache_dir: args
-                .cache_dir
-                .clone()
-                .unwrap_or_else(env::default_cache_dir),
-            python: python.clone(),
-            uv: if args.no_uv {
-                None
-            } else {
-                args.uv.clone().or_else(env::find_uv)
-            },
-            rebuild: args.rebuild_envs,
-            timeout: std::time::Duration::from_secs(args.env_timeout),
-            allow_sdist_builds: args.allow_sdist_builds,
-        }),
+        envs: (!args.no_envs).then(|| args.env.config()),
         python,
         shard: args.shard,
         resume: args.resume,
@@ -301,7 +255,7 @@ fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
         ..ProcessOptions::default()
     });
     let spec = WorkerSpec {
-        interpreter: args.python.clone(),
+        interpreter: args.env.python.clone(),
         ..WorkerSpec::default()
     };
     // Results go to stdout through `writeln!`, so a closed pipe (`| head`) ends the stage

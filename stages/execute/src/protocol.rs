@@ -93,6 +93,25 @@ pub struct PytestRun {
     /// request before any test runs (status `exception`, type `SyntaxError`).
     #[serde(default)]
     pub overlay: Vec<Overlay>,
+    /// Install the assertion family's capture (`__freshbench_capture__(key, X)` and
+    /// `with __freshbench_raises__(key):` in a rewritten test) and report what it recorded
+    /// in [`Outcome::captures`].
+    #[serde(default)]
+    pub capture: bool,
+}
+
+/// A value recorded by the capture of a rewritten test (see [`PytestRun::capture`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capture {
+    /// The test that ran it.
+    pub node_id: String,
+    /// The place in the test (the key freshbench gave it).
+    pub key: String,
+    /// Times the place ran (the value is the first time's).
+    pub count: u32,
+    /// The value (`raises`: the exception type's qualified name as a `str`, or `None` when
+    /// the block raised nothing).
+    pub value: Value,
 }
 
 /// A file written into the work folder for one request.
@@ -295,6 +314,9 @@ pub struct Outcome {
     /// Why: which limit, which signal, which violation.
     #[serde(default)]
     pub detail: Option<String>,
+    /// What the capture recorded, for `pytest` requests with `capture`.
+    #[serde(default)]
+    pub captures: Vec<Capture>,
 }
 
 impl Outcome {
@@ -315,6 +337,7 @@ impl Outcome {
             running_test: None,
             exit_code: None,
             detail: Some(detail),
+            captures: Vec::new(),
         }
     }
 

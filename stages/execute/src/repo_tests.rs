@@ -569,6 +569,7 @@ fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
         extra_args,
         pristine: false,
         overlay: Vec::new(),
+        capture: false,
     })
 }
 

@@ -184,6 +184,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
         extra_args: vec![],
         pristine: false,
         overlay: vec![],
+        capture: false,
     });
     let out = run_batch(&backend(), &spec, &[req], &limits()).unwrap();
     let o = &out[0];
@@ -377,6 +378,7 @@ fn pristine_pytest_requests_undo_what_earlier_ones_did() {
             extra_args: vec![],
             pristine: true,
             overlay,
+            capture: false,
         })
     };
     let ov = |path: &str, text: &str| Overlay {

@@ -21,6 +21,7 @@
 //! of the prefix and recorded as `indent`. Every span ends at its last character of code:
 //! a newline, a trailing comment and what follows stay in the suffix.
 
+pub mod assertions;
 pub mod bm25;
 pub mod context;
 pub mod coverage;
@@ -85,6 +86,47 @@ pub struct Args {
     /// Repositories worked on in parallel [default: the available parallelism].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Which families to make: `completion`, `assertion`, or both (`all`). Assertion
+    /// tasks run the repositories' tests in the sandbox (their environments from the
+    /// cache `execute --repo-tests` filled).
+    #[arg(long, value_name = "FAMILY", default_value = "all")]
+    pub family: Families,
+    /// Assertions per repository (each gives a value task on the original program, one per
+    /// mutated variant, and a true and a false verify task when it has a variant).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub assertions_per_repo: usize,
+    /// Mutants tried per assertion to find its variants.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub assertion_mutants: usize,
+    /// Mutated variants kept per assertion.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub variants: usize,
+    /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
+    #[arg(long)]
+    pub require_isolation: bool,
+    /// Address space of a test process, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub memory_mb: u64,
+    #[command(flatten)]
+    pub env: execute::env::EnvArgs,
+}
+
+/// The families `mask` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Families {
+    All,
+    Completion,
+    Assertion,
+}
+
+impl Families {
+    fn completion(self) -> bool {
+        matches!(self, Families::All | Families::Completion)
+    }
+
+    fn assertion(self) -> bool {
+        matches!(self, Families::All | Families::Assertion)
+    }
 }
 
 /// What shapes the tasks.
@@ -234,6 +276,85 @@ pub fn mask_dataset(
     Ok((rows, summary))
 }
 
+/// The assertion tasks of a dataset, `jobs` repositories at a time in the sandbox.
+///
+/// # Errors
+/// When no worker may start by configuration, or the environments cannot be opened.
+pub fn assertion_dataset(
+    dir: &std::path::Path,
+    inputs: &Inputs<'_>,
+    opts: &assertions::AssertionOptions,
+    exec: &ExecSetup,
+    jobs: usize,
+    done: &(dyn Fn() + Sync),
+) -> anyhow::Result<(Vec<schemas::AssertionTask>, assertions::AssertionSummary)> {
+    let ok: Vec<&str> = {
+        let mut v: Vec<&str> = inputs
+            .repos
+            .iter()
+            .filter(|r| r.status == RepoStatus::Ok)
+            .map(|r| r.repo_id.as_str())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let workers = execute::completion::repo_workers(dir, &ok, Some(&exec.env))?;
+    let backend = execute::ProcessBackend::new(execute::ProcessOptions {
+        require_isolation: exec.require_isolation,
+        ..execute::ProcessOptions::default()
+    });
+    let judge = execute::completion::CompletionOptions {
+        memory_bytes: exec.memory_bytes,
+        ..execute::completion::CompletionOptions::default()
+    };
+    let mut files: HashMap<&str, Vec<&File>> = HashMap::new();
+    for f in inputs.files {
+        files.entry(f.repo_id.as_str()).or_default().push(f);
+    }
+    let mut functions: HashMap<&str, Vec<&Function>> = HashMap::new();
+    for f in inputs.functions {
+        functions.entry(f.repo_id.as_str()).or_default().push(f);
+    }
+    let mut tests: HashMap<&str, Vec<&RepoTest>> = HashMap::new();
+    for t in inputs.repo_tests {
+        tests.entry(t.repo_id.as_str()).or_default().push(t);
+    }
+    let empty_f: Vec<&File> = Vec::new();
+    let results = schemas::pool::map(
+        &ok,
+        jobs,
+        || execute::completion::Judges::new(&backend, &workers, judge),
+        |judges, repo_id| {
+            let input = RepoInput {
+                repo_id,
+                files: files.get(repo_id).unwrap_or(&empty_f),
+                functions: functions.get(repo_id).map_or(&[], Vec::as_slice),
+                tests: tests.get(repo_id).map_or(&[], Vec::as_slice),
+            };
+            let out = assertions::assertion_repo(judges, &input, opts);
+            done();
+            out
+        },
+    );
+    let mut rows = Vec::new();
+    let mut summary = assertions::AssertionSummary::default();
+    for r in results {
+        let (mut part, s) = r.context("a sandboxed worker may not start")?;
+        rows.append(&mut part);
+        summary.merge(&s);
+    }
+    Ok((rows, summary))
+}
+
+/// What running repository tests needs (assertion tasks).
+#[derive(Debug, Clone)]
+pub struct ExecSetup {
+    pub env: execute::env::EnvConfig,
+    pub require_isolation: bool,
+    pub memory_bytes: u64,
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
@@ -270,25 +391,58 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         repo_tests = repo_tests.len(),
         "masking"
     );
-    let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos");
-    let (rows, summary) = mask_dataset(
-        &inputs,
-        &opts,
-        args.jobs.unwrap_or_else(default_jobs),
-        &|| bar.inc(1),
-    )?;
-    bar.finish_and_clear();
-    let path = schemas::write_table(dir, &rows).context("writing completion_tasks")?;
-    tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
-    let mut err = std::io::stderr().lock();
-    summary.render(&mut err).context("printing the summary")?;
-    if rows.is_empty() {
-        writeln!(
-            err,
-            "mask: no completion task: no span passed the gates above (is `repo_tests` from a run with coverage, and do its tests pass?)"
-        )
-        .context("printing the summary")?;
-        return Ok(Outcome::Lacking);
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let mut lacking = false;
+    if args.family.completion() {
+        let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos");
+        let (rows, summary) = mask_dataset(&inputs, &opts, jobs, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        let path = schemas::write_table(dir, &rows).context("writing completion_tasks")?;
+        tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
+        let mut err = std::io::stderr().lock();
+        summary.render(&mut err).context("printing the summary")?;
+        if rows.is_empty() {
+            writeln!(
+                err,
+                "mask: no completion task: no span passed the gates above (is `repo_tests` from a run with coverage, and do its tests pass?)"
+            )
+            .context("printing the summary")?;
+            lacking = true;
+        }
     }
-    Ok(Outcome::Success)
+    if args.family.assertion() {
+        let aopts = assertions::AssertionOptions {
+            per_repo: args.assertions_per_repo,
+            tries: args.assertion_mutants,
+            variants: args.variants,
+            context_budget: args.context_budget,
+            seed: args.seed,
+            max_test_seconds: args.max_judge_seconds,
+        };
+        let exec = ExecSetup {
+            env: args.env.config(),
+            require_isolation: args.require_isolation,
+            memory_bytes: args.memory_mb.saturating_mul(1 << 20),
+        };
+        let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos (assertions)");
+        let (rows, summary) = assertion_dataset(dir, &inputs, &aopts, &exec, jobs, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        let path = schemas::write_table(dir, &rows).context("writing assertion_tasks")?;
+        tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
+        let mut err = std::io::stderr().lock();
+        summary.render(&mut err).context("printing the summary")?;
+        if rows.is_empty() {
+            writeln!(
+                err,
+                "mask: no assertion task: no assertion passed the gates above (do the repositories' tests pass in `repo_tests`, and did their environments build?)"
+            )
+            .context("printing the summary")?;
+            lacking = true;
+        }
+    }
+    Ok(if lacking {
+        Outcome::Lacking
+    } else {
+        Outcome::Success
+    })
 }

@@ -48,7 +48,7 @@ use std::fmt::Write as _;
 use schemas::{FunctionTask, TestCase};
 use serde::Serialize;
 
-use crate::tagged::{expected_python, py_str_of, TaggedError};
+use schemas::tagged::{expected_python, py_str_of, TaggedError};
 
 /// One line of the export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -116,6 +116,63 @@ pub struct EnvConfig {
     pub allow_sdist_builds: bool,
 }
 
+/// The options of every stage that builds repository environments and runs code in them
+/// (execute, mask): the one place they are declared and turned into an [`EnvConfig`].
+#[derive(Debug, Clone, Default, clap::Args)]
+#[allow(clippy::struct_excessive_bools)] // command-line switches
+pub struct EnvArgs {
+    /// The Python interpreter of the worker (default: .tools/venv/bin/python, else python3);
+    /// with --repo-tests, the Python environments are built on (its base interpreter).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<std::path::PathBuf>,
+    /// The cache folder: environments in `DIR/envs`, repository trees in `DIR/trees`, uv's
+    /// cache in `DIR/uv` (default: `$FRESHBENCH_CACHE`, else `.cache` of the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Build environments again, failed ones included, instead of reusing the cached ones.
+    #[arg(long)]
+    pub rebuild_envs: bool,
+    /// The uv to build environments with (default: `$FRESHBENCH_UV`, `.tools/venv/bin/uv`, uv on
+    /// `PATH`; without one, `python -m venv` and pip).
+    #[arg(long, value_name = "PATH")]
+    pub uv: Option<std::path::PathBuf>,
+    /// Build environments with `python -m venv` and pip even when uv is there.
+    #[arg(long)]
+    pub no_uv: bool,
+    /// Seconds one installer command (venv creation, installation) may take.
+    #[arg(long, value_name = "SECS", default_value_t = 1200)]
+    pub env_timeout: u64,
+    /// Let the installer build source distributions: this runs third-party build code on the
+    /// host, outside the sandbox (by default only wheels are installed).
+    #[arg(long)]
+    pub allow_sdist_builds: bool,
+}
+
+impl EnvArgs {
+    /// The interpreter: `--python`, else the default one.
+    pub fn interpreter(&self) -> PathBuf {
+        self.python
+            .clone()
+            .unwrap_or_else(crate::backend::default_interpreter)
+    }
+
+    /// The environment configuration these options give.
+    pub fn config(&self) -> EnvConfig {
+        EnvConfig {
+            cache_dir: self.cache_dir.clone().unwrap_or_else(default_cache_dir),
+            python: self.interpreter(),
+            uv: if self.no_uv {
+                None
+            } else {
+                self.uv.clone().or_else(find_uv)
+            },
+            rebuild: self.rebuild_envs,
+            timeout: Duration::from_secs(self.env_timeout),
+            allow_sdist_builds: self.allow_sdist_builds,
+        }
+    }
+}
+
 /// The interpreter environments are built on.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Interpreter {

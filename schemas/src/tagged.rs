@@ -1,5 +1,7 @@
-//! The tagged values of `test_cases.expected_json` (written by the execute worker: `{"t":
-//! "int", "v": "12"}`, see `execute::value`) turned into Python expressions.
+//! Tagged values (written by the execute worker: `{"t": "int", "v": "12"}`, see
+//! `execute::value`; `test_cases.expected_json`, `assertion_tasks.value_json`) turned
+//! into Python expressions: publish's `HumanEval` export and the assertion family's
+//! answers and claims.
 //!
 //! The JSON is read by a small reader of its own rather than `serde_json`, for two reasons:
 //! a float must come out as exactly the double Python wrote (its number text is parsed by
@@ -339,6 +341,21 @@ fn py_float(j: &Json) -> Result<String, TaggedError> {
 /// `_It([...], truncated)` for a returned iterator's first items and `_Obj(type, repr)` for
 /// any other object, both names defined by that function.
 pub fn to_python(value: &Json) -> Result<String, TaggedError> {
+    to_python_with(value, Objects::Wrapped)
+}
+
+/// How [`to_python_with`] writes an object that is no builtin value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objects {
+    /// `_It([...], truncated)` and `_Obj(type, repr)` ([`to_python`]).
+    Wrapped,
+    /// As a reader would write it: the object's `repr`, an iterator's items as a list.
+    Repr,
+}
+
+/// The Python expression for a tagged value, objects written as `objects` says.
+pub fn to_python_with(value: &Json, objects: Objects) -> Result<String, TaggedError> {
+    let to_python = |v: &Json| to_python_with(v, objects);
     let Json::Object(fields) = value else {
         return Err(TaggedError("a tagged value is a JSON object".into()));
     };
@@ -424,6 +441,9 @@ pub fn to_python(value: &Json) -> Result<String, TaggedError> {
             };
             let xs = items(field(it, "items").ok_or("iter without items")?)?;
             let truncated = matches!(field(it, "truncated"), Some(Json::Bool(true)));
+            if objects == Objects::Repr {
+                return Ok(format!("[{}]", xs.join(", ")));
+            }
             format!(
                 "_It([{}], {})",
                 xs.join(", "),
@@ -437,6 +457,10 @@ pub fn to_python(value: &Json) -> Result<String, TaggedError> {
             let ty = field(o, "type").ok_or("object without type")?;
             let repr = field(o, "repr").ok_or("object without repr")?;
             match (ty, repr) {
+                (Json::Str(_), Json::Str(r)) if objects == Objects::Repr => r
+                    .iter()
+                    .map(|&c| char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER))
+                    .collect(),
                 (Json::Str(t), Json::Str(r)) => format!("_Obj({}, {})", py_str(t), py_str(r)),
                 _ => return Err(TaggedError("object type and repr are strings".into())),
             }
@@ -448,6 +472,31 @@ pub fn to_python(value: &Json) -> Result<String, TaggedError> {
 /// The Python expression for an `expected_json` text.
 pub fn expected_python(expected_json: &str) -> Result<String, TaggedError> {
     to_python(&parse_json(expected_json)?)
+}
+
+/// An assertion task's value as a person writes it ([`Objects::Repr`]); for a `raises`
+/// task (its value the exception type's qualified name, a tagged `str`) the bare name:
+/// `ValueError`, `pkg.errors.ParseError`. The one rendering of `assertion_tasks`'
+/// `value_python`, `claim` and the memorized answer, so that texts compare equal exactly
+/// when the values do.
+pub fn assertion_python(value_json: &str, raises: bool) -> Result<String, TaggedError> {
+    let j = parse_json(value_json)?;
+    if raises {
+        if let Json::Object(fields) = &j {
+            if let (Some(t), Some(Json::Str(cps))) =
+                (field(fields, "t").and_then(text), field(fields, "v"))
+            {
+                if t == "str" {
+                    return Ok(cps
+                        .iter()
+                        .map(|&c| char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER))
+                        .collect());
+                }
+            }
+        }
+        return Err(TaggedError("a raises value is a tagged str".into()));
+    }
+    to_python_with(&j, Objects::Repr)
 }
 
 #[cfg(test)]
@@ -523,5 +572,20 @@ mod tests {
         ] {
             assert!(expected_python(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn assertion_values_as_written() {
+        let obj = r#"{"t":"list","v":[{"t":"object","v":{"type":"m.Money","repr":"Money(1250)"}},{"t":"iter","v":{"items":[{"t":"int","v":"2"}],"truncated":false}}]}"#;
+        assert_eq!(assertion_python(obj, false).unwrap(), "[Money(1250), [2]]");
+        assert_eq!(
+            assertion_python(r#"{"t":"str","v":"ValueError"}"#, true).unwrap(),
+            "ValueError"
+        );
+        assert_eq!(
+            assertion_python(r#"{"t":"str","v":"ValueError"}"#, false).unwrap(),
+            "'ValueError'"
+        );
+        assert!(assertion_python(r#"{"t":"int","v":"1"}"#, true).is_err());
     }
 }
