@@ -1,8 +1,12 @@
 //! `command:PROGRAM ARGS...`: any program that reads one task as a JSON object on stdin
 //! (`task_id`, `family`, `prompt`, `entry_point`, `sample`, `temperature`, `max_tokens`;
 //! completion tasks also `completion`: `path`, `span_kind`, `prefix`, `suffix`, `indent`
-//! and `context`, with `prompt` the file with `<MASK>` where the span is) and prints its
-//! answer on stdout (completion tasks: the fill, cleaned as a chat answer is). A non-zero exit or a run past `--timeout` is an error
+//! and `context`, with `prompt` the file with `<MASK>` where the span is; assertion tasks
+//! also `assertion`: `path`, `form`, `kind`, `subject`, `test_source`, `masked_assertion`,
+//! `code_context` and, in the verify form, `claim`, with `prompt` the test source; never
+//! the answer, the original value or whether the program is mutated) and prints its answer
+//! on stdout (completion tasks: the fill; assertion tasks: the value, or `True` / `False`;
+//! cleaned as a chat answer is). A non-zero exit or a run past `--timeout` is an error
 //! answer with the tail of stderr as the reason.
 
 use std::io::Write as _;
@@ -15,7 +19,7 @@ use serde::Serialize;
 use crate::openai::tail;
 use crate::prompt;
 use crate::solver::{sha256_hex, Answer, Solver};
-use crate::task::{Completion, Task};
+use crate::task::{Assertion, Completion, Task};
 
 /// A program to ask.
 #[derive(Debug, Clone)]
@@ -39,6 +43,37 @@ pub struct Input<'a> {
     pub max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<CompletionInput<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<AssertionInput<'a>>,
+}
+
+/// The test and code of an assertion task, as the program reads it: what a prompt shows.
+#[derive(Debug, Serialize)]
+pub struct AssertionInput<'a> {
+    pub path: &'a str,
+    pub form: &'a str,
+    pub kind: &'a str,
+    pub subject: &'a str,
+    pub test_source: &'a str,
+    pub masked_assertion: &'a str,
+    pub code_context: &'a [schemas::ContextSnippet],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<&'a str>,
+}
+
+impl<'a> From<&'a Assertion> for AssertionInput<'a> {
+    fn from(a: &'a Assertion) -> Self {
+        AssertionInput {
+            path: &a.path,
+            form: a.form.as_str(),
+            kind: a.kind.as_str(),
+            subject: &a.subject,
+            test_source: &a.test_source,
+            masked_assertion: &a.masked_assertion,
+            code_context: &a.code_context,
+            claim: a.claim.as_deref(),
+        }
+    }
 }
 
 /// The masked file of a completion task, as the program reads it.
@@ -82,6 +117,7 @@ impl CommandSolver {
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             completion: task.completion.as_ref().map(CompletionInput::from),
+            assertion: task.assertion.as_ref().map(AssertionInput::from),
         })
         .expect("the input serializes")
     }
@@ -204,6 +240,7 @@ mod tests {
             entry_point: "f".into(),
             canonical_solution: String::new(),
             completion: None,
+            assertion: None,
         }
     }
 
@@ -267,6 +304,32 @@ mod tests {
             .solve(&task(), 0)
             .unwrap();
         assert!(!a.raw.unwrap().contains("\"completion\""));
+    }
+
+    #[test]
+    fn assertion_tasks_come_with_their_test_and_not_their_answer() {
+        use schemas::AssertionForm;
+        let row = crate::examples::assertion_task("a1", AssertionForm::Verify, true);
+        let t = Task::from(&row);
+        let a = sh("cat", Duration::from_secs(10)).solve(&t, 0).unwrap();
+        let raw = a.raw.unwrap();
+        let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
+        assert_eq!(v["family"], "assertion");
+        assert_eq!(v["prompt"], row.test_source.as_str());
+        assert_eq!(v["assertion"]["form"], "verify");
+        assert_eq!(v["assertion"]["kind"], "equal");
+        assert_eq!(v["assertion"]["claim"], "5");
+        assert_eq!(v["assertion"]["code_context"][0]["path"], "pkg/prices.py");
+        for hidden in ["original_json", "mutated", "answer", "value_json"] {
+            assert!(!raw.contains(hidden), "{hidden} reached the program");
+        }
+        let a = sh(
+            "cat >/dev/null; printf '**False**, it fails.\n'",
+            Duration::from_secs(10),
+        )
+        .solve(&t, 0)
+        .unwrap();
+        assert_eq!(a.answer.as_deref(), Some("False"));
     }
 
     #[test]

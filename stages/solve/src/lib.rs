@@ -1,23 +1,30 @@
 //! `solve`: a model's answers to the tasks, into `DIR/runs/<run>/candidates.parquet`.
 //!
 //! Reads the task tables of `--family` (`function_tasks`, status `ok`; `completion_tasks`
-//! of mask; by default every one there is) and `validations` (only `valid` tasks, by family
-//! and task id; without that table it stops and says to run `execute --validate`, unless
-//! `--unvalidated`), and asks a solver ([`spec::Spec`]) for `--samples` answers per task:
-//! - the reference solvers ([`reference`]): `oracle` (the reference solution, or the masked
-//!   text), `null` (the entry point with an empty body; the neutral fill `None` or `pass`)
-//!   and `mutant` (one mutation from the `mutants` library within the entry point or the
-//!   masked span, picked by a hash of task id and sample);
+//! and `assertion_tasks` of mask; by default every one there is) and `validations` (only
+//! `valid` tasks, by family and task id; without that table it stops and says to run
+//! `execute --validate`, unless `--unvalidated`), and asks a solver ([`spec::Spec`]) for
+//! `--samples` answers per task:
+//! - the reference solvers ([`reference`](mod@reference)): `oracle` (the reference
+//!   solution, the masked text, or the assertion's recorded answer), `null` (the entry
+//!   point with an empty body; the neutral fill `None` or `pass`; `None` for assertions),
+//!   `mutant` (one mutation from the `mutants` library within the entry point or the masked
+//!   span, picked by a hash of task id and sample; an error row for assertion tasks, whose
+//!   mutants mask makes) and `memorized` (the contamination check: an assertion's value on
+//!   the original program, right on original tasks and wrong on mutated ones; the
+//!   reference for the other families);
 //! - `openai:MODEL@URL` ([`openai`]): an OpenAI-compatible endpoint, chat or completions,
 //!   with retries and backoff, and an answer cache ([`cache`]) so a rerun asks nothing twice;
 //!   `openai-fim:MODEL@URL` asks the completions endpoint with fill-in-the-middle prompts
-//!   for completion tasks ([`prompt::fim`]: the format from `--fim-preset`, the model name
-//!   or `--fim-prefix`/`--fim-suffix`/`--fim-middle`);
+//!   for completion tasks and the value form of assertion tasks ([`prompt::fim`]: the
+//!   format from `--fim-preset`, the model name or `--fim-prefix`/`--fim-suffix`/
+//!   `--fim-middle`);
 //! - `command:PROGRAM` ([`command`]): a program reading the task as JSON on stdin.
 //!
-//! The prompt is built per task family ([`prompt`]; completion prompts within
-//! `--prompt-budget`) and the model's text becomes code in [`clean`] (function answers)
-//! or [`fill`] (completion fills); the row keeps both (`answer`, `raw`), the sha256 of the
+//! The prompt is built per task family ([`prompt`]; completion and assertion prompts within
+//! `--prompt-budget`) and the model's text becomes code in [`clean`] (function answers),
+//! [`fill`] (completion fills) or [`prompt::assertion::clean`] (an assertion's value, or
+//! `True` / `False`); the row keeps both (`answer`, `raw`), the sha256 of the
 //! exact request sent (`prompt_hash`), tokens and latency. Rows are sorted by (task id,
 //! sample).
 //!
@@ -41,6 +48,7 @@ pub mod backoff;
 pub mod cache;
 pub mod clean;
 pub mod command;
+pub mod examples;
 pub mod fill;
 pub mod openai;
 pub mod prompt;
@@ -86,25 +94,30 @@ pub struct Args {
     /// The run's name: answers go to DIR/runs/RUN/ (letters, digits, `.`, `_`, `-`).
     #[arg(long, value_name = "NAME")]
     pub run: String,
-    /// Who answers: `oracle`, `null`, `mutant` (reference solvers), `openai:MODEL@URL` (an
-    /// OpenAI-compatible API, URL its base such as `http://127.0.0.1:8000/v1`),
-    /// `openai-fim:MODEL@URL` (its completions endpoint, completion tasks asked with
-    /// fill-in-the-middle prompts in the format of --fim-preset, else the one the model's
-    /// name suggests) or `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin,
-    /// prints the answer).
+    /// Who answers: `oracle`, `null`, `mutant` (reference solvers; `mutant` gives error rows
+    /// on assertion tasks), `memorized` (the contamination check: an assertion's value on the
+    /// original program, so right on original tasks and wrong on mutated ones; the reference
+    /// on function and completion tasks), `openai:MODEL@URL` (an OpenAI-compatible API, URL
+    /// its base such as `http://127.0.0.1:8000/v1`), `openai-fim:MODEL@URL` (its completions
+    /// endpoint, completion tasks and assertion values asked with fill-in-the-middle prompts
+    /// in the format of --fim-preset, else the one the model's name suggests) or
+    /// `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin, prints the answer).
     #[arg(long, value_name = "SPEC", required_unless_present = "merge_shards")]
     pub model: Option<String>,
     /// The task families to solve: `function` (`function_tasks`), `completion`
-    /// (`completion_tasks`) or `all` (every one of those tables that is there).
+    /// (`completion_tasks`), `assertion` (`assertion_tasks`) or `all` (every one of those
+    /// tables that is there).
     #[arg(long, value_enum, value_name = "FAMILY", default_value_t = Families::All)]
     pub family: Families,
     /// The endpoint of `openai:` models: `chat` (/chat/completions; the default) or
     /// `completions` (/completions; function tasks: the answer is the prompt followed by the
-    /// completion; completion tasks need a FIM format, --fim-preset). `openai-fim:` models
-    /// always use `completions`.
+    /// completion; completion tasks need a FIM format, --fim-preset; assertion tasks: the
+    /// test cut where the value goes, the value its continuation up to the line's end).
+    /// `openai-fim:` models always use `completions`.
     #[arg(long, value_enum)]
     pub api: Option<Api>,
-    /// The fill-in-the-middle format of completion tasks on the completions endpoint:
+    /// The fill-in-the-middle format of completion tasks (and of assertion tasks' value
+    /// form, the test around `??`) on the completions endpoint:
     /// `starcoder` (`<fim_prefix>`, `<fim_suffix>`, `<fim_middle>`, `<file_sep>`),
     /// `codellama` (`<PRE>`, `<SUF>`, `<MID>`), `deepseek` (`<｜fim▁begin｜>`,
     /// `<｜fim▁hole｜>`, `<｜fim▁end｜>`), `qwen` (`<|fim_prefix|>`, `<|fim_suffix|>`,
@@ -134,7 +147,8 @@ pub struct Args {
     /// Most tokens (words and punctuation marks) of a completion task's prompt: context,
     /// prefix and suffix together. Over it, the lowest ranked context snippets go, then
     /// whole lines from the start of the prefix and the end of the suffix (said in the
-    /// prompt as `# [N lines omitted]`).
+    /// prompt as `# [N lines omitted]`). Of an assertion task's prompt: the lowest ranked
+    /// code snippets go (never the first, nor the test).
     #[arg(long, value_name = "N", default_value_t = prompt::DEFAULT_BUDGET)]
     pub prompt_budget: usize,
     /// The environment variable holding the API key (sent as a bearer token; unset is fine
@@ -167,7 +181,8 @@ pub struct Args {
     /// Neither read nor write the answer cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Only this task (a `task_id` of `function_tasks` or `completion_tasks`); repeatable.
+    /// Only this task (a `task_id` of `function_tasks`, `completion_tasks` or
+    /// `assertion_tasks`); repeatable.
     #[arg(long = "task", value_name = "ID")]
     pub tasks: Vec<String>,
     /// At most N tasks (the first in task id order, after --task and before --shard).
@@ -305,19 +320,27 @@ impl Args {
             options.push(' ');
             options.push_str(&digest);
         }
-        schemas::id::content_id(&[
+        let spec_text = spec.to_string();
+        let prompt_digest = task.prompt_digest();
+        let sample = sample.to_le_bytes();
+        let mut parts: Vec<&[u8]> = vec![
             b"candidate/2",
             BUILD_ID.as_bytes(),
-            spec.to_string().as_bytes(),
+            spec_text.as_bytes(),
             options.as_bytes(),
             task.task_id.as_bytes(),
             task.family.as_str().as_bytes(),
             task.prompt.as_bytes(),
-            task.prompt_digest().as_bytes(),
+            prompt_digest.as_bytes(),
             task.entry_point.as_bytes(),
             task.canonical_solution.as_bytes(),
-            &sample.to_le_bytes(),
-        ])
+            &sample,
+        ];
+        // What `memorized` answers from, though no prompt shows it.
+        if let Some(a) = &task.assertion {
+            parts.push(a.original_json.as_bytes());
+        }
+        schemas::id::content_id(&parts)
     }
 
     fn cache(&self) -> Option<Cache> {
@@ -337,6 +360,7 @@ impl Args {
             Spec::Oracle => Box::new(Reference::Oracle),
             Spec::Null => Box::new(Reference::Null),
             Spec::Mutant => Box::new(Reference::Mutant),
+            Spec::Memorized => Box::new(Reference::Memorized),
             Spec::OpenAi {
                 model, base_url, ..
             } => Box::new(openai::OpenAi::new(
@@ -469,7 +493,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         && completions > 0
     {
         anyhow::bail!(
-            "{completions} completion tasks and --api completions without a fill-in-the-middle format: give --fim-preset (or --fim-prefix, --fim-suffix and --fim-middle), use --api chat, or leave them out with --family function"
+            "{completions} completion tasks and --api completions without a fill-in-the-middle format: give --fim-preset (or --fim-prefix, --fim-suffix and --fim-middle), use --api chat, or leave them out with --family function or --family assertion"
         );
     }
     let path = args.out_path()?;
@@ -504,6 +528,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         model = %model,
         tasks = tasks.len(),
         completion_tasks = completions,
+        assertion_tasks = tasks.iter().filter(|t| t.family == Family::Assertion).count(),
         samples = args.samples,
         kept,
         to_ask = jobs.len(),

@@ -8,10 +8,29 @@
 //! the masked text with one mutation of the `mutants` library, made on the whole file
 //! (prefix, reference, suffix) restricted to the span, or on the masked text alone when the
 //! file does not parse.
+//!
+//! For `assertion` tasks: `oracle` answers the recorded answer (the value, or `True` /
+//! `False`), `null` answers `None` in both forms (never right: mask keeps no task whose value
+//! is `None`, and `None` is no verify answer), and `mutant` has no meaning (the family's
+//! mutants are made by mask, on the program rather than on the answer): its answers are
+//! error rows saying so.
+//!
+//! `memorized` is the benchmark's own contamination check: it answers what a model that
+//! memorized the repository (and its tests) would. On an `assertion` task that is the
+//! subject's value on the original program, `original_json` written as mask writes values
+//! ([`schemas::tagged::assertion_python`]), and in the verify form `True` exactly when the
+//! claim is that text. It must score 100% on the tasks of the original program and 0% on
+//! the mutated ones: there the value differs from the original by construction, and a
+//! verify claim is the original value (then the answer is `False`) or the mutated one
+//! (`True`). Any other score is a bug in mask or in the judge (a mutated task whose value
+//! did not change, a value the judge does not read back as written), and a model that
+//! scores well on original tasks but near `memorized` on mutated ones answers from memory.
+//! For `function` and `completion` tasks `memorized` answers as `oracle` does: a model that
+//! memorized the repository knows the reference code itself.
 
 use std::time::Instant;
 
-use schemas::SpanKind;
+use schemas::{AssertionForm, AssertionKind, SpanKind};
 
 use crate::solver::{seed_of, Answer, Solver};
 use crate::task::{Family, Task};
@@ -22,6 +41,8 @@ pub enum Reference {
     Oracle,
     Null,
     Mutant,
+    /// What a memorized repository gives (see the module's documentation).
+    Memorized,
 }
 
 impl Solver for Reference {
@@ -29,9 +50,14 @@ impl Solver for Reference {
         let started = Instant::now();
         let hash = task.prompt_digest();
         let code = match (self, task.family) {
-            (Reference::Oracle, _) => Ok(task.canonical_solution.clone()),
+            (Reference::Memorized, Family::Assertion) => memorized_answer(task),
+            (Reference::Oracle | Reference::Memorized, _) => Ok(task.canonical_solution.clone()),
+            (Reference::Null, Family::Assertion) => Ok(NULL_ASSERTION.to_string()),
             (Reference::Null, Family::Completion) => Ok(null_fill(task).to_string()),
             (Reference::Null, _) => null_answer(&task.canonical_solution, &task.entry_point),
+            (Reference::Mutant, Family::Assertion) => Err(NoAnswer(
+                "mutant: no meaning for assertion tasks (their mutants are made by mask, on the program: the mutated tasks); use oracle, null or memorized".into(),
+            )),
             (Reference::Mutant, Family::Completion) => {
                 mutant_fill(task, sample).map(|(_, code)| code)
             }
@@ -59,6 +85,33 @@ impl From<&str> for NoAnswer {
     fn from(s: &str) -> NoAnswer {
         NoAnswer(s.to_string())
     }
+}
+
+/// The `null` answer of an assertion task, in both forms.
+pub const NULL_ASSERTION: &str = "None";
+
+/// The `memorized` answer of an assertion task: the value on the original program as Python
+/// text (value form; `raises`: the exception type's name), or whether the claim is that text
+/// (verify form).
+pub fn memorized_answer(task: &Task) -> Result<String, NoAnswer> {
+    let a = task
+        .assertion
+        .as_ref()
+        .ok_or("memorized: an assertion task without its test; this is a bug in solve")?;
+    let original =
+        schemas::tagged::assertion_python(&a.original_json, a.kind == AssertionKind::Raises)
+            .map_err(|e| {
+                NoAnswer(format!(
+                    "memorized: the original value (original_json) cannot be written as Python: {e}"
+                ))
+            })?;
+    Ok(match a.form {
+        AssertionForm::Value => original,
+        AssertionForm::Verify => {
+            let holds = a.claim.as_deref() == Some(original.as_str());
+            (if holds { "True" } else { "False" }).to_string()
+        }
+    })
 }
 
 /// The reference solution with the entry point's body replaced by `pass` (its docstring
@@ -224,6 +277,7 @@ mod tests {
             entry_point: "area".into(),
             canonical_solution: canon.into(),
             completion: None,
+            assertion: None,
         }
     }
 
@@ -408,5 +462,88 @@ mod tests {
             .error
             .unwrap()
             .contains("parses"));
+    }
+
+    fn answer_of(r: Reference, t: &Task) -> Answer {
+        r.solve(t, 0).unwrap()
+    }
+
+    #[test]
+    fn assertion_oracle_null_and_memorized() {
+        use crate::examples::{assertion_task, raises_task, with_claim};
+        use schemas::AssertionForm::{Value, Verify};
+        // (task, whether it is of the original program)
+        let rows = [
+            (assertion_task("v0", Value, false), true),
+            (assertion_task("v1", Value, true), false),
+            (raises_task("r0", Value, false), true),
+            (raises_task("r1", Value, true), false),
+            // Verify, claiming the original value: true, then false under the mutant.
+            (assertion_task("c0", Verify, false), true),
+            (assertion_task("c1", Verify, true), false),
+            (raises_task("c2", Verify, true), false),
+            // Claiming another value: false on the original; under the mutant, claiming
+            // the mutated value, true.
+            (with_claim(assertion_task("c3", Verify, false), "6"), true),
+            (with_claim(assertion_task("c4", Verify, true), "7"), false),
+            (
+                with_claim(raises_task("c5", Verify, true), "AttributeError"),
+                false,
+            ),
+        ];
+        for (row, original) in &rows {
+            let t = Task::from(row);
+            let oracle = answer_of(Reference::Oracle, &t);
+            assert_eq!(oracle.answer.as_deref(), Some(row.answer.as_str()));
+            assert_eq!(oracle.prompt_hash, t.prompt_digest());
+            let null = answer_of(Reference::Null, &t);
+            assert_eq!(null.answer.as_deref(), Some("None"));
+            assert_ne!(null.answer.as_deref(), Some(row.answer.as_str()));
+            // Right exactly on the original program.
+            let memorized = answer_of(Reference::Memorized, &t);
+            assert!(memorized.is_ok(), "{memorized:?}");
+            assert_eq!(
+                memorized.answer.as_deref() == Some(row.answer.as_str()),
+                *original,
+                "{}: memorized {:?}, answer {}",
+                row.task_id,
+                memorized.answer,
+                row.answer
+            );
+            let mutant = answer_of(Reference::Mutant, &t);
+            assert!(!mutant.is_ok());
+            assert!(
+                mutant.error.as_deref().unwrap().contains("no meaning"),
+                "{mutant:?}"
+            );
+        }
+        let t = Task::from(&raises_task("r1", Value, true));
+        assert_eq!(
+            answer_of(Reference::Memorized, &t).answer.as_deref(),
+            Some("TypeError")
+        );
+        // An original value that cannot be read is an error row, not a wrong answer.
+        let mut broken = assertion_task("b", Value, false);
+        broken.original_json = "{".into();
+        let a = answer_of(Reference::Memorized, &Task::from(&broken));
+        assert!(a.error.unwrap().contains("original_json"));
+    }
+
+    #[test]
+    fn memorized_is_the_reference_for_other_families() {
+        let f = task(CANON);
+        let (m, o) = (
+            answer_of(Reference::Memorized, &f),
+            answer_of(Reference::Oracle, &f),
+        );
+        assert_eq!(
+            (m.answer, m.prompt_hash, m.error),
+            (o.answer, o.prompt_hash, o.error)
+        );
+        let c = Task::from(&schemas::examples::completion_task("c1", "r"));
+        assert_eq!(
+            answer_of(Reference::Memorized, &c).answer.as_deref(),
+            Some("a + b")
+        );
     }
 }

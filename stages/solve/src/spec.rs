@@ -1,5 +1,5 @@
-//! Model specs: which solver answers (`oracle`, `null`, `mutant`, `openai:MODEL@URL`,
-//! `openai-fim:MODEL@URL`, `command:PROGRAM ARGS...`).
+//! Model specs: which solver answers (`oracle`, `null`, `mutant`, `memorized`,
+//! `openai:MODEL@URL`, `openai-fim:MODEL@URL`, `command:PROGRAM ARGS...`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,6 +13,10 @@ pub enum Spec {
     Null,
     /// The reference solution with one small semantic mutation.
     Mutant,
+    /// What a model that memorized the repository answers: for assertion tasks the value
+    /// on the original program (the benchmark's contamination check); for the other
+    /// families the reference solution.
+    Memorized,
     /// An OpenAI-compatible HTTP endpoint: the model's name and the API's base URL
     /// (`http://127.0.0.1:8000/v1`), without a trailing `/`. `fim` (`openai-fim:`): the
     /// completions endpoint, completion tasks asked with fill-in-the-middle prompts.
@@ -27,7 +31,7 @@ pub enum Spec {
 
 /// A `--model` value that is none of the forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1), `openai-fim:MODEL@URL` or `command:PROGRAM [ARGS...]`")]
+#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `memorized`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1), `openai-fim:MODEL@URL` or `command:PROGRAM [ARGS...]`")]
 pub struct SpecError {
     pub spec: String,
     pub why: String,
@@ -36,7 +40,10 @@ pub struct SpecError {
 impl Spec {
     /// Whether the answers come from the task itself rather than from a model.
     pub fn is_reference(&self) -> bool {
-        matches!(self, Spec::Oracle | Spec::Null | Spec::Mutant)
+        matches!(
+            self,
+            Spec::Oracle | Spec::Null | Spec::Mutant | Spec::Memorized
+        )
     }
 }
 
@@ -53,6 +60,7 @@ impl FromStr for Spec {
             "oracle" => return Ok(Spec::Oracle),
             "null" => return Ok(Spec::Null),
             "mutant" => return Ok(Spec::Mutant),
+            "memorized" => return Ok(Spec::Memorized),
             _ => {}
         }
         let openai = t
@@ -105,6 +113,7 @@ impl fmt::Display for Spec {
             Spec::Oracle => f.write_str("oracle"),
             Spec::Null => f.write_str("null"),
             Spec::Mutant => f.write_str("mutant"),
+            Spec::Memorized => f.write_str("memorized"),
             Spec::OpenAi {
                 model,
                 base_url,
@@ -152,9 +161,13 @@ mod tests {
         assert_eq!(parse("oracle"), Ok(Spec::Oracle));
         assert_eq!(parse(" null "), Ok(Spec::Null));
         assert_eq!(parse("mutant"), Ok(Spec::Mutant));
+        assert_eq!(parse("memorized"), Ok(Spec::Memorized));
         assert!(parse("Oracle").is_err());
         assert!(parse("").is_err());
         assert!(Spec::Mutant.is_reference());
+        assert!(Spec::Memorized.is_reference());
+        let err = parse("memorised").unwrap_err().to_string();
+        assert!(err.contains("`memorized`"), "{err}");
     }
 
     #[test]
@@ -210,6 +223,7 @@ mod tests {
             "oracle",
             "null",
             "mutant",
+            "memorized",
             "openai:m@http://127.0.0.1:9/v1",
             "openai-fim:m@http://127.0.0.1:9/v1",
             "command:sh run.sh x",

@@ -1,15 +1,17 @@
-//! The tasks to solve: read from the family tables (`function_tasks`, `completion_tasks`),
-//! filtered by status and validation, selected (`--family`, `--task`, `--limit`) and sharded
-//! (`--shard i/n`).
+//! The tasks to solve: read from the family tables (`function_tasks`, `completion_tasks`,
+//! `assertion_tasks`), filtered by status and validation, selected (`--family`, `--task`,
+//! `--limit`) and sharded (`--shard i/n`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::Context as _;
-use schemas::{CompletionTask, ContextSnippet, FunctionTask, SpanKind, TaskStatus, Validation};
+use schemas::{
+    AssertionForm, AssertionKind, AssertionTask, CompletionTask, ContextSnippet, FunctionTask,
+    SpanKind, TaskStatus, Validation,
+};
 
-/// A task family (`function` and `completion` have tasks to solve; `assertion` joins here,
-/// and in [`crate::prompt`], when its table is written).
+/// A task family: `function`, `completion` and `assertion` all have tasks to solve.
 pub use schemas::Family;
 
 /// What every solver needs of a task, whatever its family.
@@ -18,14 +20,18 @@ pub struct Task {
     pub task_id: String,
     pub family: Family,
     /// What the model gets (for `function`: imports, signature and docstring; for
-    /// `completion`: the file with [`MASK`] where the span is, see [`Completion::marked`]).
+    /// `completion`: the file with [`MASK`] where the span is, see [`Completion::marked`];
+    /// for `assertion`: the test as shown, [`Assertion::test_source`]).
     pub prompt: String,
-    /// The name the answer must define (empty for `completion`).
+    /// The name the answer must define (empty for `completion` and `assertion`).
     pub entry_point: String,
-    /// The reference solution (for `completion`: the masked text).
+    /// The reference solution (for `completion`: the masked text; for `assertion`: the
+    /// oracle answer, `assertion_tasks.answer`).
     pub canonical_solution: String,
     /// The masked file of a `completion` task (`None` for other families).
     pub completion: Option<Completion>,
+    /// The test and code of an `assertion` task (`None` for other families).
+    pub assertion: Option<Assertion>,
 }
 
 /// The marker of the masked span in [`Task::prompt`] of completion tasks (chat prompts pick
@@ -53,11 +59,48 @@ impl Completion {
     }
 }
 
+/// An `assertion` task's test and the code it runs (`assertion_tasks`), what prompts and
+/// the reference solvers need of it. The oracle answer is [`Task::canonical_solution`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assertion {
+    /// The test file's path in its repository.
+    pub path: String,
+    /// `value` (predict the subject's value) or `verify` (does the assertion shown hold?).
+    pub form: AssertionForm,
+    /// What the subject is compared with (`raises`: the answer is an exception type's name).
+    pub kind: AssertionKind,
+    /// The expression whose value is asked for (`raises`: the block's first line).
+    pub subject: String,
+    /// The test function after the test file's imports, `masked_assertion` in place of the
+    /// real assertion (holding [`VALUE_MARK`] in the value form).
+    pub test_source: String,
+    /// The assertion as shown: the expected value replaced by [`VALUE_MARK`] (value form) or
+    /// by the claim (verify form).
+    pub masked_assertion: String,
+    /// Repository code the test runs, best first (mutated on a mutated task).
+    pub code_context: Vec<ContextSnippet>,
+    /// The task's program is a mutated variant (never shown to a model).
+    pub mutated: bool,
+    /// Verify form: the claimed value as Python text (it is in `masked_assertion`).
+    pub claim: Option<String>,
+    /// The subject's value on the original program (a tagged value, JSON): what a model that
+    /// memorized the repository answers ([`crate::reference::memorized_answer`]); never shown.
+    pub original_json: String,
+}
+
+/// Where the expected value was removed in an assertion task's test (value form).
+pub const VALUE_MARK: &str = "??";
+
 impl Task {
     /// The sha256 hex of what defines the task's prompt: for `function` the prompt text, for
-    /// `completion` the path, span level, indentation, prefix, suffix and context (the
-    /// reference solvers' `prompt_hash`, and part of `input_hash`).
+    /// `completion` the path, span level, indentation, prefix, suffix and context, for
+    /// `assertion` the path, form, kind, subject, test, masked assertion (holding the claim
+    /// of the verify form) and code context (the reference solvers' `prompt_hash`, and part
+    /// of `input_hash`).
     pub fn prompt_digest(&self) -> String {
+        if let Some(a) = &self.assertion {
+            return a.digest();
+        }
         let Some(c) = &self.completion else {
             return crate::solver::sha256_hex(&self.prompt);
         };
@@ -69,11 +112,32 @@ impl Task {
             c.prefix.as_bytes().to_vec(),
             c.suffix.as_bytes().to_vec(),
         ];
-        for s in &c.context {
-            parts.push(s.path.as_bytes().to_vec());
-            parts.push(s.text.as_bytes().to_vec());
-            parts.push(s.score.to_bits().to_le_bytes().to_vec());
-        }
+        snippet_parts(&mut parts, &c.context);
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        hex::encode(crate::solver::hash_parts(&refs))
+    }
+}
+
+fn snippet_parts(parts: &mut Vec<Vec<u8>>, context: &[ContextSnippet]) {
+    for s in context {
+        parts.push(s.path.as_bytes().to_vec());
+        parts.push(s.text.as_bytes().to_vec());
+        parts.push(s.score.to_bits().to_le_bytes().to_vec());
+    }
+}
+
+impl Assertion {
+    fn digest(&self) -> String {
+        let mut parts: Vec<Vec<u8>> = vec![
+            b"assertion/1".to_vec(),
+            self.path.as_bytes().to_vec(),
+            self.form.as_str().as_bytes().to_vec(),
+            self.kind.as_str().as_bytes().to_vec(),
+            self.subject.as_bytes().to_vec(),
+            self.test_source.as_bytes().to_vec(),
+            self.masked_assertion.as_bytes().to_vec(),
+        ];
+        snippet_parts(&mut parts, &self.code_context);
         let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
         hex::encode(crate::solver::hash_parts(&refs))
     }
@@ -88,6 +152,7 @@ impl From<&FunctionTask> for Task {
             entry_point: t.entry_point.clone(),
             canonical_solution: t.canonical_solution.clone(),
             completion: None,
+            assertion: None,
         }
     }
 }
@@ -109,6 +174,32 @@ impl From<&CompletionTask> for Task {
             entry_point: String::new(),
             canonical_solution: t.reference.clone(),
             completion: Some(completion),
+            assertion: None,
+        }
+    }
+}
+
+impl From<&AssertionTask> for Task {
+    fn from(t: &AssertionTask) -> Self {
+        Task {
+            task_id: t.task_id.clone(),
+            family: Family::Assertion,
+            prompt: t.test_source.clone(),
+            entry_point: String::new(),
+            canonical_solution: t.answer.clone(),
+            completion: None,
+            assertion: Some(Assertion {
+                path: t.path.clone(),
+                form: t.form,
+                kind: t.kind,
+                subject: t.subject.clone(),
+                test_source: t.test_source.clone(),
+                masked_assertion: t.masked_assertion.clone(),
+                code_context: t.code_context.clone(),
+                mutated: t.mutated,
+                claim: t.claim.clone(),
+                original_json: t.original_json.clone(),
+            }),
         }
     }
 }
@@ -123,6 +214,8 @@ pub enum Families {
     Function,
     /// `completion_tasks` only.
     Completion,
+    /// `assertion_tasks` only.
+    Assertion,
     /// Every family table there is.
     #[default]
     All,
@@ -133,7 +226,28 @@ impl Families {
         match self {
             Families::Function => family == Family::Function,
             Families::Completion => family == Family::Completion,
+            Families::Assertion => family == Family::Assertion,
             Families::All => true,
+        }
+    }
+
+    /// The single family selected (`None` for `all`).
+    pub fn single(self) -> Option<Family> {
+        match self {
+            Families::Function => Some(Family::Function),
+            Families::Completion => Some(Family::Completion),
+            Families::Assertion => Some(Family::Assertion),
+            Families::All => None,
+        }
+    }
+
+    /// The task tables read, for messages.
+    fn tables(self) -> &'static str {
+        match self {
+            Families::All => "function_tasks, completion_tasks, assertion_tasks",
+            Families::Function => "function_tasks only, as --family function says",
+            Families::Completion => "completion_tasks only, as --family completion says",
+            Families::Assertion => "assertion_tasks only, as --family assertion says",
         }
     }
 }
@@ -189,28 +303,48 @@ impl From<&CompletionTask> for Row {
     }
 }
 
-/// The tasks to solve, in task id order: `function_tasks` rows with status `ok` and
-/// `completion_tasks` rows (each table when `--family` takes it and, for `all`, when it is
-/// there) that, when `validations` exists, are `valid = true` there (a row of the task's
-/// family).
+impl From<&AssertionTask> for Row {
+    fn from(t: &AssertionTask) -> Row {
+        // mask writes only usable tasks: validation alone decides.
+        Row {
+            task: Task::from(t),
+            unusable: None,
+        }
+    }
+}
+
+/// The tasks to solve, in task id order: `function_tasks` rows with status `ok`,
+/// `completion_tasks` and `assertion_tasks` rows (each table when `--family` takes it and,
+/// for `all`, when it is there) that, when `validations` exists, are `valid = true` there (a
+/// row of the task's family).
 pub fn load(dir: &Path, sel: &Selection) -> anyhow::Result<Vec<Task>> {
     let mut rows: Vec<Row> = Vec::new();
-    let want_function = sel.families.holds(Family::Function);
-    let want_completion = sel.families.holds(Family::Completion);
     let has_function = schemas::table_exists::<FunctionTask>(dir);
     let has_completion = schemas::table_exists::<CompletionTask>(dir);
-    // `all` needs one of the tables; a single family needs its own (and says who writes it).
-    let read_function =
-        want_function && (has_function || sel.families == Families::Function || !has_completion);
-    if read_function {
+    let has_assertion = schemas::table_exists::<AssertionTask>(dir);
+    // A family's table is read when it is there, or when it is the one family asked for
+    // (then reading it says who writes it). `all` needs one of the tables: with none, the
+    // function table is asked for (the one every dataset starts with).
+    let read = |family: Family, has: bool| {
+        sel.families.holds(family)
+            && (has
+                || sel.families.single() == Some(family)
+                || (family == Family::Function && !has_completion && !has_assertion))
+    };
+    if read(Family::Function, has_function) {
         let f: Vec<FunctionTask> =
             schemas::read_table(dir).context("reading the function tasks of synthesize-tests")?;
         rows.extend(f.iter().map(Row::from));
     }
-    if want_completion && (has_completion || sel.families == Families::Completion) {
+    if read(Family::Completion, has_completion) {
         let c: Vec<CompletionTask> =
             schemas::read_table(dir).context("reading the completion tasks of mask")?;
         rows.extend(c.iter().map(Row::from));
+    }
+    if read(Family::Assertion, has_assertion) {
+        let a: Vec<AssertionTask> =
+            schemas::read_table(dir).context("reading the assertion tasks of mask")?;
+        rows.extend(a.iter().map(Row::from));
     }
     let validity: Option<Validity> = if schemas::table_exists::<Validation>(dir) {
         let v: Vec<Validation> = schemas::read_table(dir)
@@ -289,12 +423,7 @@ pub fn select_rows(
                     ),
                     None => anyhow::bail!(
                         "--task {id}: no such task in the task tables read ({}); give a task_id of one of them",
-                        match sel.families {
-                            Families::All => "function_tasks, completion_tasks",
-                            Families::Function => "function_tasks only, as --family function says",
-                            Families::Completion =>
-                                "completion_tasks only, as --family completion says",
-                        }
+                        sel.families.tables()
                     ),
                 }
             }
@@ -507,5 +636,127 @@ mod tests {
         assert_eq!(t.prompt_digest(), Task::from(&reference).prompt_digest());
         let f = Task::from(&row("f", "ok"));
         assert_eq!(f.prompt_digest(), crate::solver::sha256_hex(&f.prompt));
+    }
+
+    fn assertion_row(id: &str, form: schemas::AssertionForm, mutated: bool) -> AssertionTask {
+        crate::examples::assertion_task(id, form, mutated)
+    }
+
+    #[test]
+    fn assertion_tasks_are_selected_by_family_and_validity() {
+        use schemas::AssertionForm::{Value, Verify};
+        let mut rows: Vec<Row> = vec![Row::from(&row("b", "ok"))];
+        rows.push(Row::from(&completion_row("c")));
+        rows.extend(
+            [
+                assertion_row("a1", Value, false),
+                assertion_row("a2", Verify, true),
+                assertion_row("a3", Value, true),
+            ]
+            .iter()
+            .map(Row::from),
+        );
+        let all = select_rows(&rows, None, &Selection::default()).unwrap();
+        assert_eq!(ids(&all), ["a1", "a2", "a3", "b", "c"]);
+        let only = |families| Selection {
+            families,
+            ..Selection::default()
+        };
+        let a = select_rows(&rows, None, &only(Families::Assertion)).unwrap();
+        assert_eq!(ids(&a), ["a1", "a2", "a3"]);
+        assert!(a.iter().all(|t| t.family == Family::Assertion));
+        // The task as solvers see it.
+        let t = &a[1];
+        let x = t.assertion.as_ref().unwrap();
+        assert_eq!(t.canonical_solution, "False");
+        assert_eq!(t.prompt, x.test_source);
+        assert_eq!(t.entry_point, "");
+        assert!(t.completion.is_none());
+        assert_eq!(x.form, Verify);
+        assert_eq!(x.claim.as_deref(), Some("5"));
+        assert!(x.mutated);
+        assert_eq!(x.original_json, r#"{"t":"int","v":"5"}"#);
+        assert_eq!(a[0].canonical_solution, "5");
+        // Only valid rows of the assertion family count.
+        let validity: Validity = [
+            ((Family::Assertion, "a1".to_string()), (true, None)),
+            (
+                (Family::Assertion, "a2".to_string()),
+                (false, Some("unstable".to_string())),
+            ),
+            ((Family::Completion, "a3".to_string()), (true, None)),
+        ]
+        .into_iter()
+        .collect();
+        let valid = select_rows(&rows, Some(&validity), &only(Families::Assertion)).unwrap();
+        assert_eq!(ids(&valid), ["a1"]);
+        for (id, says) in [
+            ("a2", "not valid (unstable)"),
+            ("a3", "no row of family `assertion`"),
+        ] {
+            let err = select_rows(
+                &rows,
+                Some(&validity),
+                &Selection {
+                    tasks: vec![id.into()],
+                    ..only(Families::Assertion)
+                },
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        let err = select_rows(
+            &rows,
+            None,
+            &Selection {
+                tasks: vec!["a1".into()],
+                ..only(Families::Completion)
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("--family"), "{err}");
+        let err = select_rows(
+            &rows,
+            None,
+            &Selection {
+                tasks: vec!["zz".into()],
+                ..only(Families::Assertion)
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("assertion_tasks only"), "{err}");
+    }
+
+    #[test]
+    fn the_assertion_prompt_digest_covers_what_is_shown_only() {
+        use schemas::AssertionForm::{Value, Verify};
+        let base = assertion_row("a", Verify, false);
+        let digest = |r: &AssertionTask| Task::from(r).prompt_digest();
+        let d = digest(&base);
+        let changed = |f: &dyn Fn(&mut AssertionTask)| {
+            let mut r = base.clone();
+            f(&mut r);
+            digest(&r)
+        };
+        // What the prompt shows.
+        assert_ne!(d, changed(&|r| r.masked_assertion.push(' ')));
+        assert_ne!(d, changed(&|r| r.test_source.push('\n')));
+        assert_ne!(d, changed(&|r| r.code_context[0].text.push('\n')));
+        assert_ne!(
+            d,
+            changed(&|r| {
+                r.code_context.pop();
+            })
+        );
+        assert_ne!(d, changed(&|r| r.path = "tests/other.py".into()));
+        assert_ne!(d, changed(&|r| r.form = Value));
+        assert_ne!(d, changed(&|r| r.kind = schemas::AssertionKind::Approx));
+        // What it does not: the answer, the values, the mutation.
+        assert_eq!(d, changed(&|r| r.answer = "False".into()));
+        assert_eq!(d, changed(&|r| r.original_json = "{}".into()));
+        assert_eq!(d, changed(&|r| r.value_python = "9".into()));
+        assert_eq!(d, changed(&|r| r.mutated = true));
+        // Not the completion digest of the same text.
+        assert_ne!(d, crate::solver::sha256_hex(&base.test_source));
     }
 }

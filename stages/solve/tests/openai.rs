@@ -1,7 +1,8 @@
 //! `solve --model openai:MODEL@URL` against a stand-in of an OpenAI-compatible server on
 //! 127.0.0.1 (a `TcpListener` speaking just enough HTTP/1.1): concurrency, retries after
 //! 429 and 500, the cache, resuming after a kill, the completions API, a refused key, and
-//! completion tasks over the chat endpoint and with fill-in-the-middle prompts.
+//! completion tasks over the chat endpoint and with fill-in-the-middle prompts, assertion
+//! tasks over both endpoints.
 
 mod common;
 
@@ -117,6 +118,34 @@ fn masked_fim_answer(m: &Masked) -> String {
     format!("{}<|endoftext|>\ndef unrelated():\n    pass\n", m.reference)
 }
 
+/// What the model "says" to an assertion task's prompt (`None`: not one): chat answers
+/// with some words around, completions continuing the test's line.
+fn assertion_answer(text: &str, chat: bool) -> Option<&'static str> {
+    let verify = text.ends_with("# Answer:") || text.contains("True if it passes");
+    let raises = text.contains("def test_parse_none");
+    if verify && (raises || text.contains("def test_total")) {
+        Some(if chat {
+            "**True**: it passes."
+        } else {
+            " True"
+        })
+    } else if raises {
+        Some(if chat {
+            "It raises:\n```python\nwith pytest.raises(TypeError):\n    parse_price(None)\n```"
+        } else {
+            "TypeError):"
+        })
+    } else if text.contains("def test_total") {
+        Some(if chat {
+            "```python\nassert total(prices, discount=1) == 5\n```"
+        } else {
+            " 5"
+        })
+    } else {
+        None
+    }
+}
+
 fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
@@ -179,6 +208,30 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
         } else {
             request["prompt"].as_str().unwrap_or("").to_string()
         };
+        let chat = path.ends_with("/chat/completions");
+        if let Some(said) = assertion_answer(&text, chat) {
+            state.served.lock().unwrap().push("assertion".to_string());
+            let reply = if chat {
+                serde_json::json!({
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": said}}],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 3}
+                })
+            } else {
+                serde_json::json!({
+                    "choices": [{"index": 0, "finish_reason": "stop", "text": said}],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 3}
+                })
+            };
+            state.in_flight.fetch_sub(1, Ordering::SeqCst);
+            let payload = reply.to_string();
+            let mut stream = stream;
+            let response = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+                payload.len()
+            );
+            return stream.write_all(response.as_bytes());
+        }
         let masked = common::MASKED.iter().find(|m| {
             let first = m
                 .prefix
@@ -714,4 +767,70 @@ fn completion_tasks_over_chat() {
     );
     assert_code(&out, 2);
     assert!(stderr(&out).contains("--fim-preset"), "{}", stderr(&out));
+}
+
+#[test]
+fn assertion_tasks_over_chat_and_completions() {
+    let server = StandIn::start(0);
+    let dir = assertion_dataset(false);
+    let spec = server.spec();
+    let want = |id: &str| {
+        let t = asserted_by_id(id);
+        match (t.form, t.kind) {
+            (schemas::AssertionForm::Verify, _) => "True",
+            (_, schemas::AssertionKind::Raises) => "TypeError",
+            _ => "5",
+        }
+    };
+    for api in ["chat", "completions"] {
+        let run = format!("assert-{api}");
+        let out = solve(
+            dir.path(),
+            &[
+                "--run",
+                &run,
+                "--model",
+                &spec,
+                "--api",
+                api,
+                "--family",
+                "assertion",
+                "--no-cache",
+            ],
+        );
+        assert_code(&out, 0);
+        let rows = candidates(dir.path(), &run);
+        assert_eq!(rows.len(), solvable_asserted().len());
+        for c in &rows {
+            assert_eq!(c.answer.as_deref(), Some(want(&c.task_id)), "{api}: {c:?}");
+            assert_eq!(c.tokens_in, Some(50));
+        }
+    }
+    let bodies = server.state.bodies.lock().unwrap().clone();
+    let n = solvable_asserted().len();
+    assert_eq!(bodies.len(), 2 * n);
+    for b in &bodies[..n] {
+        let user = b["messages"][1]["content"].as_str().unwrap();
+        assert!(user.contains("# file: pkg/prices.py\ndef total("), "{user}");
+        assert!(
+            user.contains("# file: tests/test_prices.py\nimport pytest\n"),
+            "{user}"
+        );
+        // Neither the answer's place nor the memorized value is given away.
+        assert!(
+            !user.contains("mutat") && !user.contains("original"),
+            "{user}"
+        );
+    }
+    for b in &bodies[n..] {
+        let prompt = b["prompt"].as_str().unwrap();
+        assert_eq!(b["stop"], serde_json::json!(["\n"]));
+        assert!(prompt.contains("# file: pkg/prices.py\n"), "{prompt}");
+        assert!(
+            prompt.ends_with("assert total(prices, discount=1) == ")
+                || prompt.ends_with("with pytest.raises(")
+                || prompt.ends_with("# Answer:"),
+            "{prompt}"
+        );
+    }
 }

@@ -179,7 +179,7 @@ pub fn marker(c: &Completion) -> String {
 }
 
 /// A code fence longer than any run of backticks in the texts.
-fn fence(texts: &[&str]) -> String {
+pub(crate) fn fence(texts: &[&str]) -> String {
     let longest = texts
         .iter()
         .flat_map(|t| t.split(|c| c != '`'))
@@ -189,7 +189,7 @@ fn fence(texts: &[&str]) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-fn with_newline(text: &str) -> String {
+pub(crate) fn with_newline(text: &str) -> String {
     let mut t = text.to_string();
     if !t.ends_with('\n') {
         t.push('\n');

@@ -74,6 +74,7 @@ mod tests {
             entry_point: "hyp".into(),
             canonical_solution: String::new(),
             completion: None,
+            assertion: None,
         }
     }
 

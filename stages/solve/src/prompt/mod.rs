@@ -1,7 +1,8 @@
 //! What is sent to a model for a task, and how its text becomes an answer: one module per
-//! task family (`function`, `completion`; `assertion` adds a module and an arm to each
-//! `match` below), and the fill-in-the-middle formats of completion models ([`fim`]).
+//! task family (`function`, `completion`, `assertion`), and the fill-in-the-middle formats
+//! of completion models ([`fim`]).
 
+pub mod assertion;
 pub mod completion;
 pub mod fim;
 pub mod function;
@@ -19,7 +20,8 @@ pub enum Api {
     Chat,
     /// `/completions`: the raw task prompt, continued by the model; the answer is the prompt
     /// followed by the continuation (completion tasks: a fill-in-the-middle prompt, the
-    /// answer the fill).
+    /// answer the fill; assertion tasks: the test cut where the value goes, the answer the
+    /// value).
     Completions,
 }
 
@@ -47,10 +49,11 @@ pub const DEFAULT_BUDGET: usize = 6000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub api: Api,
-    /// The FIM format of completion tasks on the completions endpoint.
+    /// The FIM format of completion tasks (and of assertion tasks' value form) on the
+    /// completions endpoint.
     pub fim: Option<Fim>,
     /// Most tokens ([`completion::tokens`]) of a completion task's context, prefix and
-    /// suffix together.
+    /// suffix together (of an assertion task's code and test).
     pub budget: usize,
 }
 
@@ -68,14 +71,14 @@ impl Options {
     /// What shapes the prompt of a task of `family`, as text for row hashes.
     pub fn digest(&self, family: Family) -> String {
         match family {
-            Family::Completion => format!(
+            Family::Completion | Family::Assertion => format!(
                 "budget={} {}",
                 self.budget,
                 self.fim
                     .as_ref()
                     .map_or_else(|| "fim=none".into(), Fim::digest)
             ),
-            Family::Function | Family::Assertion => String::new(),
+            Family::Function => String::new(),
         }
     }
 }
@@ -108,20 +111,17 @@ pub fn build(task: &Task, opts: &Options) -> Result<Prompt, NoPrompt> {
     match task.family {
         Family::Function => Ok(function::build(task, opts.api)),
         Family::Completion => completion::build(task, opts),
-        Family::Assertion => Err(NoPrompt(format!(
-            "solve has no prompt for {} tasks yet",
-            task.family
-        ))),
+        Family::Assertion => assertion::build(task, opts),
     }
 }
 
 /// The answer (code) from a model's text: for chat (and `command:` solvers) the whole
-/// answer, for completions the continuation of the prompt (completion tasks: the fill).
+/// answer, for completions the continuation of the prompt (completion tasks: the fill;
+/// assertion tasks: the value or the verdict).
 pub fn answer(task: &Task, opts: &Options, text: &str) -> String {
     match task.family {
         Family::Function => function::answer(task, opts.api, text),
         Family::Completion => completion::answer(task, opts, text),
-        // `build` refuses them: no request was made, so no text comes here.
-        Family::Assertion => text.to_string(),
+        Family::Assertion => assertion::answer(task, opts, text),
     }
 }

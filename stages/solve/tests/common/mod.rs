@@ -1,5 +1,6 @@
 //! What the integration tests share: a small dataset of function tasks (and one of
-//! completion tasks), and running the built `solve` binary on it.
+//! completion tasks, and one of assertion tasks), and running the built `solve` binary on
+//! it.
 
 #![allow(dead_code)]
 
@@ -7,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use schemas::{
-    Candidate, CompletionTask, ContextSnippet, Family, FunctionTask, SpanKind, Validation,
+    AssertionForm, AssertionTask, Candidate, CompletionTask, ContextSnippet, Family, FunctionTask,
+    SpanKind, Validation,
 };
+use solve::examples::{assertion_task, raises_task, with_claim};
 
 /// One fixture task: its imports, its `def` line, docstring and body.
 pub struct Fixture {
@@ -376,5 +379,93 @@ pub fn write_completions(dir: &Path, with_functions: bool) {
 pub fn completion_dataset(with_functions: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write_completions(dir.path(), with_functions);
+    dir
+}
+
+/// One fixture assertion task: a row of [`solve::examples`] and its validation (`None`: no
+/// row in validations).
+pub struct Asserted {
+    pub row: AssertionTask,
+    pub valid: Option<bool>,
+}
+
+/// The fixture assertion tasks, in task id order: both forms and both kinds on the original
+/// program and under the mutant; the verify tasks claim the original value unless said.
+pub fn asserted() -> Vec<Asserted> {
+    use AssertionForm::{Value, Verify};
+    let valid = |row| Asserted {
+        row,
+        valid: Some(true),
+    };
+    vec![
+        valid(assertion_task("a01", Value, false)),
+        valid(assertion_task("a02", Value, true)),
+        valid(assertion_task("a03", Verify, false)),
+        valid(assertion_task("a04", Verify, true)),
+        // Claiming the mutated value: true under the mutant.
+        valid(with_claim(assertion_task("a05", Verify, true), "7")),
+        valid(raises_task("a06", Value, false)),
+        valid(raises_task("a07", Value, true)),
+        valid(raises_task("a08", Verify, false)),
+        // Not valid (unstable): never solved.
+        Asserted {
+            row: assertion_task("a09", Value, false),
+            valid: Some(false),
+        },
+        // No validation row: never solved.
+        Asserted {
+            row: assertion_task("a10", Value, true),
+            valid: None,
+        },
+    ]
+}
+
+/// The assertion tasks solved by default (valid), in task id order.
+pub fn solvable_asserted() -> Vec<AssertionTask> {
+    asserted()
+        .into_iter()
+        .filter(|a| a.valid == Some(true))
+        .map(|a| a.row)
+        .collect()
+}
+
+/// The fixture assertion task of an id.
+pub fn asserted_by_id(id: &str) -> AssertionTask {
+    asserted()
+        .into_iter()
+        .find(|a| a.row.task_id == id)
+        .expect("an assertion fixture")
+        .row
+}
+
+/// Writes `assertion_tasks` and `validations` for them (and, when asked, `function_tasks`
+/// with their validations too).
+pub fn write_assertions(dir: &Path, with_functions: bool) {
+    let all = asserted();
+    let rows: Vec<AssertionTask> = all.iter().map(|a| a.row.clone()).collect();
+    schemas::write_table(dir, &rows).unwrap();
+    let mut v: Vec<Validation> = Vec::new();
+    if with_functions {
+        write_dataset(dir, true);
+        v = schemas::read_table(dir).unwrap();
+    }
+    v.extend(all.iter().filter_map(|a| {
+        a.valid.map(|valid| Validation {
+            family: Family::Assertion,
+            original_passes: true,
+            null_fails: true,
+            stable: valid,
+            reason: (!valid).then(|| "unstable".into()),
+            cases: 1,
+            ..schemas::examples::validation(&a.row.task_id, valid)
+        })
+    }));
+    schemas::write_table(dir, &v).unwrap();
+}
+
+/// A dataset of assertion tasks (and function tasks when asked) in a new temporary folder.
+pub fn assertion_dataset(with_functions: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_assertions(dir.path(), with_functions);
     dir
 }
