@@ -10,8 +10,16 @@
 --                null when the dataset has no `functions` table; assertion tasks: the test
 --                file)
 --   cases        function tasks: test cases; completion tasks: judge tests; assertion
---                tasks: the original and its mutated variants
+--                tasks: 1 (the one assertion of their test)
 --   code_date    when the code it is made from was first published, as far as is known
+--   form         assertion tasks: `value` (predict the value) or `verify` (does the shown
+--                assertion hold?); null otherwise
+--   kind         assertion tasks: what the subject is compared with (equal, approx,
+--                truth, raises); null otherwise
+--   mutated      assertion tasks: posed on a mutated variant of the program (false: on
+--                the original); null otherwise
+--   group_id     assertion tasks: the assertion, shared by its tasks on every program and
+--                in both forms; null otherwise
 --
 -- One branch per family: a branch is left out when its family's table is absent, so the
 -- view holds the function tasks of a dataset without completion or assertion tasks and
@@ -31,7 +39,11 @@ SELECT
     t.repo_id,
     CAST(NULL AS VARCHAR) AS level,
     f.path,
-    t.code_date
+    t.code_date,
+    CAST(NULL AS VARCHAR) AS form,
+    CAST(NULL AS VARCHAR) AS kind,
+    CAST(NULL AS BOOLEAN) AS mutated,
+    CAST(NULL AS VARCHAR) AS group_id
 FROM function_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
@@ -54,13 +66,19 @@ SELECT
     t.repo_id,
     t.span_kind AS level,
     t.path,
-    t.code_date
+    t.code_date,
+    CAST(NULL AS VARCHAR) AS form,
+    CAST(NULL AS VARCHAR) AS kind,
+    CAST(NULL AS BOOLEAN) AS mutated,
+    CAST(NULL AS VARCHAR) AS group_id
 FROM completion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v
     ON v.task_id = t.task_id
 UNION ALL -- branch
--- Assertion tasks: judged on the original program and on each mutated variant.
+-- Assertion tasks: one row per assertion, program (the original or a mutated variant) and
+-- form; each judged by the one assertion of its test, on its program. `path` is the test
+-- file.
 SELECT
     t.task_id,
     'assertion' AS family,
@@ -69,12 +87,16 @@ SELECT
     CAST(NULL AS VARCHAR) AS entry_point,
     'ok' AS status,
     v.valid,
-    CAST(1 + cardinality(t.variants) AS INT) AS cases,
+    CAST(1 AS INT) AS cases,
     t.after_cutoff,
     t.repo_id,
     CAST(NULL AS VARCHAR) AS level,
     t.path,
-    t.code_date
+    t.code_date,
+    t.form,
+    t.kind,
+    t.mutated,
+    t.group_id
 FROM assertion_tasks t
 LEFT JOIN repos r ON r.repo_id = t.repo_id
 LEFT JOIN (SELECT task_id, bool_and(valid) AS valid FROM validations GROUP BY task_id) v

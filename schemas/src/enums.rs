@@ -297,6 +297,10 @@ text_enum! {
         /// The syntax level of a completion task's masked span (`expression`, `statement`,
         /// `block`, `function`); completion tasks only.
         Level = "level",
+        /// The form of an assertion task (`value`, `verify`); assertion tasks only.
+        Form = "form",
+        /// The program of an assertion task (`original`, `mutated`); assertion tasks only.
+        Program = "program",
     }
 }
 

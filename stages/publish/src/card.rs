@@ -45,8 +45,8 @@ fn row_meaning(table: &str) -> &'static str {
         "validations" => "a published task, checked by running it (the original passes, an empty solution fails, results are stable)",
         "repos" => "a source repository of the published tasks",
         "completion_tasks" => "a completion task: a repository file with one syntax span masked, judged by the repository's own tests",
-        "files" => "a file of a repository with published completion tasks: path, sha256, text (or bytes)",
-        "assertion_tasks" => "an assertion task: a test assertion with its expected value masked",
+        "files" => "a file of a repository with published completion or assertion tasks: path, sha256, text (or bytes)",
+        "assertion_tasks" => "an assertion task: a real assertion of a repository test with its expected value masked, on the original program or a mutated variant, in the value or verify form",
         "slices" => "the difficulty of a published task (ESV, MCL, DFI)",
         _ => "",
     }
@@ -89,7 +89,21 @@ fn type_name(dt: &DataType) -> String {
     }
 }
 
-/// The published tasks per family, completion tasks by level.
+/// `name count` of each group, the known ones in their order, then the others by name.
+fn counts(by: &std::collections::BTreeMap<String, usize>, order: &[&str]) -> Vec<String> {
+    order
+        .iter()
+        .filter_map(|l| by.get(*l).map(|n| format!("{l} {n}")))
+        .chain(
+            by.iter()
+                .filter(|(l, _)| !order.contains(&l.as_str()))
+                .map(|(l, n)| format!("{} {n}", cell(l))),
+        )
+        .collect()
+}
+
+/// The published tasks per family: completion tasks by level, assertion tasks by form and
+/// by program.
 fn families(out: &mut String, manifest: &Manifest) {
     if manifest.families.is_empty() {
         return;
@@ -99,25 +113,28 @@ fn families(out: &mut String, manifest: &Manifest) {
         let Some(f) = manifest.families.get(*family) else {
             continue;
         };
-        let levels: Vec<String> = schemas::SpanKind::TEXTS
-            .iter()
-            .filter_map(|l| f.by_level.get(*l).map(|n| format!("{l} {n}")))
-            .chain(
-                f.by_level
-                    .iter()
-                    .filter(|(l, _)| !schemas::SpanKind::TEXTS.contains(&l.as_str()))
-                    .map(|(l, n)| format!("{} {n}", cell(l))),
-            )
-            .collect();
+        let mut levels = counts(&f.by_level, schemas::SpanKind::TEXTS);
+        let forms = counts(&f.by_form, schemas::AssertionForm::TEXTS);
+        let programs = counts(&f.by_program, &["original", "mutated"]);
+        if !forms.is_empty() {
+            levels.push(format!("form: {}", forms.join(", ")));
+        }
+        if !programs.is_empty() {
+            levels.push(format!("program: {}", programs.join(", ")));
+        }
+        if let Some(n) = f.assertions {
+            levels.push(format!("{n} assertion{}", if n == 1 { "" } else { "s" }));
+        }
+        let separator = if forms.is_empty() && programs.is_empty() {
+            ", "
+        } else {
+            "; "
+        };
         let _ = writeln!(
             out,
             "| `{family}` | {} | {} |",
             f.tasks,
-            if levels.is_empty() {
-                String::new()
-            } else {
-                levels.join(", ")
-            }
+            levels.join(separator)
         );
     }
     out.push('\n');
@@ -132,12 +149,18 @@ fn families(out: &mut String, manifest: &Manifest) {
         );
     }
     if manifest.families.contains_key("assertion") {
-        out.push_str("`assertion`: give the value a test assertion expects. ");
+        out.push_str(
+            "`assertion`: a real assertion of a repository test with its expected value \
+             masked, in two forms: `value` (give the value the code produces) or `verify` \
+             (say whether the assertion shown with a claimed value holds); each assertion is \
+             posed on the `original` program and on `mutated` variants of it, where the \
+             value differs, so that an answer recalled from the repository is wrong. ",
+        );
     }
     out.push_str("\n\n");
 }
 
-/// How a completion task is judged and how to get its repository back.
+/// How a completion task is judged, and its export.
 fn completion_judging(out: &mut String, manifest: &Manifest) {
     out.push_str(
         "## How a completion task is judged\n\nA row of `completion_tasks` is a file \
@@ -153,7 +176,99 @@ fn completion_judging(out: &mut String, manifest: &Manifest) {
          together they execute every line of it, and validation checked that they fail when \
          the span is deleted or replaced by `pass`, `None` or `raise NotImplementedError` \
          (`validations.mutants_killed` of `mutants_total` counts the mutants of the span they \
-         catch).\n\n",
+         catch). The repository is described below.\n\n",
+    );
+    if let Some((path, e)) = manifest
+        .exports
+        .iter()
+        .find(|(_, e)| e.format == "freshbench-completion")
+    {
+        let _ = writeln!(
+            out,
+            "`{}` has one JSON object per completion task ({} tasks, {} judge tests): \
+             `task_id` (`freshbench/` and the task's id), `repo` (`repo_id`, `name`, \
+             `version`, `spec`, `url`, `commit`, `files_sha256`), `path`, `span_kind`, \
+             `start_line`, `end_line`, `start_byte`, `end_byte`, `prefix`, `suffix`, \
+             `reference`, `indent`, `context`, `tests`, `code_date`, `code_date_source` and \
+             `after_cutoff`. Load it with `load_dataset(\"json\", data_files=\"PATH/{}\", \
+             split=\"train\")`.\n",
+            cell(path),
+            e.tasks,
+            e.cases,
+            cell(path)
+        );
+    }
+}
+
+/// How an assertion task is judged, and its export.
+fn assertion_judging(out: &mut String, manifest: &Manifest) {
+    out.push_str(
+        "## How an assertion task is judged\n\nA row of `assertion_tasks` is one real \
+         assertion of a repository test (`test_node_id`, in the file `path`, at `line`) with \
+         its expected value masked, posed on a program: the repository as crawl read it \
+         (`mutated = false`) or a mutated variant of it (`mutated = true`: the repository \
+         with the file `mutated_path` replaced by `mutated_text`; `mutation` says what \
+         changed, `mutant_id` names the mutant). The model gets `test_source` (the test \
+         function after the test file's imports, the assertion shown as `masked_assertion`) \
+         and `code_context` (the repository code the test runs, ranked by how much of it \
+         ran, the mutated function first on a variant). In the `value` form the assertion \
+         holds `??` where its expected value was, and the answer is the value of `subject` \
+         on the task's program (`answer`, as Python text; `value_json` is that value as \
+         recorded by running the test, tagged with its exact type). In the `verify` form the \
+         assertion holds a claimed value (`claim`) and the answer is `True` or `False`. \
+         `kind` says what the subject is compared with: `equal`, `approx` (within pytest's \
+         default tolerance), `truth`, or `raises` (the answer is the exception type's \
+         name). An answer that is a Python literal is compared with the recorded value; \
+         any other answer (an object's constructor, say) is put into the assertion and the \
+         test run on the task's program, in the repository described below, where Python's \
+         `==` decides as the test would.\n\nThe tasks of one assertion share `group_id`. On \
+         a variant the value differs from the original program's (`original_json`, the \
+         answer a model that recalls the repository would give; validation checked that it \
+         fails there), so pass@1 on the originals minus pass@1 on the variants measures \
+         memorization: a model that works the values out from the code scores alike on \
+         both.\n\n",
+    );
+    if let Some((path, e)) = manifest
+        .exports
+        .iter()
+        .find(|(_, e)| e.format == crate::assertion::FORMAT)
+    {
+        let _ = writeln!(
+            out,
+            "`{}` has one JSON object per assertion task ({} tasks of {} assertion{}): \
+             `task_id` (`freshbench/` and the task's id), `group_id`, `repo` (`repo_id`, \
+             `name`, `version`, `spec`, `url`, `commit`, `files_sha256`), `test_node_id`, \
+             `path`, `line`, `start_byte`, `end_byte`, `kind`, `form`, `subject`, \
+             `test_source`, `masked_assertion`, `code_context`, `mutated`, `mutant_id`, \
+             `mutation`, `mutated_path`, `mutated_text`, `claim`, `answer`, `value_json`, \
+             `value_python`, `original_json`, `code_date`, `code_date_source` and \
+             `after_cutoff`. Load it with `load_dataset(\"json\", data_files=\"PATH/{}\", \
+             split=\"train\")`.\n",
+            cell(path),
+            e.tasks,
+            e.cases,
+            if e.cases == 1 { "" } else { "s" },
+            cell(path)
+        );
+    }
+}
+
+/// How to get the repositories of completion and assertion tasks back.
+fn repository_files(out: &mut String, manifest: &Manifest) {
+    let judged = match (
+        manifest.families.contains_key("completion"),
+        manifest.families.contains_key("assertion"),
+    ) {
+        (true, true) => {
+            "Completion tasks are judged by their repository's tests, and assertion tasks by \
+             running their test,"
+        }
+        (true, false) => "Completion tasks are judged by their repository's tests,",
+        _ => "Assertion tasks are judged by running their test,",
+    };
+    let _ = writeln!(
+        out,
+        "## The repositories\n\n{judged} in the repository's tree as crawl read it.\n"
     );
     let included = manifest.tables.get(schemas::File::NAME);
     match included {
@@ -161,10 +276,11 @@ fn completion_judging(out: &mut String, manifest: &Manifest) {
             let _ = writeln!(
                 out,
                 "The repositories' files are in `{}` ({} rows): every file crawl kept of each \
-                 repository with a completion task (sources, tests, dependency files, data \
-                 files the tests read; text in `content`, or `bytes` for a file that is not \
-                 text; skipped files with their `reason`), which is the tree the tests run in. \
-                 freshbench's `execute` builds the tree and the environment from them.\n",
+                 repository with a completion or assertion task (sources, tests, dependency \
+                 files, data files the tests read; text in `content`, or `bytes` for a file \
+                 that is not text; skipped files with their `reason`), which is the tree the \
+                 tests run in. freshbench's `execute` builds the tree and the environment from \
+                 them.\n",
                 cell(&t.path),
                 t.rows
             );
@@ -200,26 +316,6 @@ fn completion_judging(out: &mut String, manifest: &Manifest) {
         );
     }
     out.push('\n');
-    if let Some((path, e)) = manifest
-        .exports
-        .iter()
-        .find(|(_, e)| e.format == "freshbench-completion")
-    {
-        let _ = writeln!(
-            out,
-            "`{}` has one JSON object per completion task ({} tasks, {} judge tests): \
-             `task_id` (`freshbench/` and the task's id), `repo` (`repo_id`, `name`, \
-             `version`, `spec`, `url`, `commit`, `files_sha256`), `path`, `span_kind`, \
-             `start_line`, `end_line`, `start_byte`, `end_byte`, `prefix`, `suffix`, \
-             `reference`, `indent`, `context`, `tests`, `code_date`, `code_date_source` and \
-             `after_cutoff`. Load it with `load_dataset(\"json\", data_files=\"PATH/{}\", \
-             split=\"train\")`.\n",
-            cell(path),
-            e.tasks,
-            e.cases,
-            cell(path)
-        );
-    }
 }
 
 /// The card.
@@ -286,16 +382,23 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
     // ---- Body
     let _ = writeln!(out, "# {title}\n");
     let completion = manifest.families.get("completion");
+    let assertion = manifest.families.get("assertion");
     let _ = writeln!(
         out,
         "A dated snapshot of freshbench, a benchmark for \
          code models rebuilt every quarter from recently published Python repositories. Every \
          task is judged by running code: test cases whose expected values were recorded by \
-         running the original function{}, never a fixed answer key. Every task here was \
+         running the original function{}{}, never a fixed answer key. Every task here was \
          validated by running it (its reference solution passes, an empty one fails, results \
          are stable).\n",
         if completion.is_some() {
             ", or the repository's own tests"
+        } else {
+            ""
+        },
+        if assertion.is_some() {
+            ", or the values a repository test's assertions see when it runs, on the original \
+             program and on mutated variants of it"
         } else {
             ""
         }
@@ -364,10 +467,12 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
             "| (no config) | `{}` | {} | {} |",
             cell(path),
             e.tasks,
-            if e.format == "humaneval" {
-                "a function task in HumanEval's shape (see below)"
-            } else {
-                "a completion task with its repository and judges (see below)"
+            match e.format.as_str() {
+                "humaneval" => "a function task in HumanEval's shape (see below)",
+                crate::assertion::FORMAT => {
+                    "an assertion task with its test, program and recorded value (see below)"
+                }
+                _ => "a completion task with its repository and judges (see below)",
             }
         );
     }
@@ -403,6 +508,13 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
             manifest.name, manifest.date
         );
     }
+    if assertion.is_some() {
+        let _ = writeln!(
+            out,
+            "assertion = load_dataset(\"path/to/{}-{}\", \"assertion_tasks\", split=\"test\")",
+            manifest.name, manifest.date
+        );
+    }
     out.push_str(
         "```\n\nThe files are plain Parquet: pyarrow, pandas, Polars, DuckDB or DataFusion read \
          them as they are (`SELECT * FROM 'data/function_tasks.parquet'`). Tables join on \
@@ -428,6 +540,12 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
     );
     if completion.is_some() {
         completion_judging(&mut out, manifest);
+    }
+    if assertion.is_some() {
+        assertion_judging(&mut out, manifest);
+    }
+    if completion.is_some() || assertion.is_some() {
+        repository_files(&mut out, manifest);
     }
     if let Some((path, e)) = manifest
         .exports

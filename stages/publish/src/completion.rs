@@ -4,10 +4,11 @@
 //! # The repositories
 //!
 //! A completion task is a file of a repository with one span masked, judged by the
-//! repository's own tests, so rerunning it needs the whole repository as crawl read it.
-//! The snapshot holds it as `data/files.parquet`: every `files` row (source, test,
-//! dependency and data files, with their text or bytes; skipped files with their reason)
-//! of each repository with a published completion task. That is exactly what freshbench's
+//! repository's own tests, so rerunning it needs the whole repository as crawl read it;
+//! so does an assertion task whose answer is judged by running its test
+//! ([`crate::assertion`]). The snapshot holds it as `data/files.parquet`: every `files` row
+//! (source, test, dependency and data files, with their text or bytes; skipped files with
+//! their reason) of each repository with a published completion or assertion task. That is exactly what freshbench's
 //! `execute` materializes a repository's tree from. `--no-repo-files` leaves the table out
 //! of a snapshot that must stay small; the repositories are then refetched from their
 //! source (`manifest.json` `sources`: the crawl spec, the archive or clone URL, the version
@@ -124,6 +125,25 @@ pub struct ExportRepo {
     pub files_sha256: Option<String>,
 }
 
+/// The repository `repo_id` of an exported task (of completion or assertion tasks), from
+/// `repos` and its files' hash.
+pub fn export_repo(
+    repo_id: &str,
+    repos: &BTreeMap<&str, &Repo>,
+    files: &BTreeMap<String, RepoFiles>,
+) -> ExportRepo {
+    let r = repos.get(repo_id);
+    ExportRepo {
+        repo_id: repo_id.to_string(),
+        name: r.map(|r| r.name.clone()),
+        version: r.and_then(|r| r.version.clone()),
+        spec: r.map(|r| r.spec.clone()),
+        url: r.and_then(|r| r.url.clone()),
+        commit: r.and_then(|r| r.commit.clone()),
+        files_sha256: files.get(repo_id).map(|f| f.sha256.clone()),
+    }
+}
+
 /// One line of `completion_tasks.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportTask {
@@ -156,35 +176,24 @@ pub fn export(
     let repos: BTreeMap<&str, &Repo> = repos.iter().map(|r| (r.repo_id.as_str(), r)).collect();
     tasks
         .iter()
-        .map(|t| {
-            let r = repos.get(t.repo_id.as_str());
-            ExportTask {
-                task_id: format!("freshbench/{}", t.task_id),
-                repo: ExportRepo {
-                    repo_id: t.repo_id.clone(),
-                    name: r.map(|r| r.name.clone()),
-                    version: r.and_then(|r| r.version.clone()),
-                    spec: r.map(|r| r.spec.clone()),
-                    url: r.and_then(|r| r.url.clone()),
-                    commit: r.and_then(|r| r.commit.clone()),
-                    files_sha256: files.get(&t.repo_id).map(|f| f.sha256.clone()),
-                },
-                path: t.path.clone(),
-                span_kind: t.span_kind.as_str().to_string(),
-                start_line: t.start_line,
-                end_line: t.end_line,
-                start_byte: t.start_byte,
-                end_byte: t.end_byte,
-                prefix: t.prefix.clone(),
-                suffix: t.suffix.clone(),
-                reference: t.reference.clone(),
-                indent: t.indent.clone(),
-                context: t.context.clone(),
-                tests: t.tests.clone(),
-                code_date: t.code_date.map(|d| d.to_string()),
-                code_date_source: t.code_date_source.map(|s| s.as_str().to_string()),
-                after_cutoff: t.after_cutoff,
-            }
+        .map(|t| ExportTask {
+            task_id: format!("freshbench/{}", t.task_id),
+            repo: export_repo(&t.repo_id, &repos, files),
+            path: t.path.clone(),
+            span_kind: t.span_kind.as_str().to_string(),
+            start_line: t.start_line,
+            end_line: t.end_line,
+            start_byte: t.start_byte,
+            end_byte: t.end_byte,
+            prefix: t.prefix.clone(),
+            suffix: t.suffix.clone(),
+            reference: t.reference.clone(),
+            indent: t.indent.clone(),
+            context: t.context.clone(),
+            tests: t.tests.clone(),
+            code_date: t.code_date.map(|d| d.to_string()),
+            code_date_source: t.code_date_source.map(|s| s.as_str().to_string()),
+            after_cutoff: t.after_cutoff,
         })
         .collect()
 }

@@ -18,7 +18,11 @@
 //! license, and with `--cutoff` code known to be newer unless `--include-old`), and bring
 //! their repository: the `files` rows of every repository with a published completion task
 //! (required then; `--no-repo-files` leaves them out of the snapshot), whose hash each
-//! source records ([`completion`]). `functions`, `classifications` and the other tables of
+//! source records ([`completion`]). Assertion tasks (every row of `assertion_tasks`: one
+//! assertion of a repository test, on the original program or a mutated variant, in the
+//! `value` or `verify` form) follow the same rules, each row on its own, and bring their
+//! repository likewise, since an answer that is no literal is judged by running the test
+//! in it ([`assertion`]). `functions`, `classifications` and the other tables of
 //! the pipeline stay out. A table with no published row is left out (and so is its config
 //! on the card).
 //!
@@ -43,18 +47,21 @@
 //! - `data/<table>.parquet`, written with `schemas::io::write_table_to` (stamped with the
 //!   schema version, readable by every stage and by any Parquet reader);
 //! - `function_tasks.jsonl` with `--export jsonl`: the function tasks in `HumanEval`'s shape,
-//!   with a `check(candidate)` per task ([`humaneval`]), and `completion_tasks.jsonl` when
-//!   completion tasks are published ([`completion`]); they have no config on the card, as
-//!   `datasets` reads all the configs of a folder with one builder (Parquet);
+//!   with a `check(candidate)` per task ([`humaneval`]), `completion_tasks.jsonl` when
+//!   completion tasks are published ([`completion`]) and `assertion_tasks.jsonl` when
+//!   assertion tasks are ([`assertion`]: with the test, the program, the mutated file's
+//!   text on a variant, the answer and the recorded value); they have no config on the
+//!   card, as `datasets` reads all the configs of a folder with one builder (Parquet);
 //! - `README.md`, the dataset card, whose YAML header gives the Hugging Face `datasets`
 //!   library one config per table (a `test` split each) and the licenses ([`card`]);
 //! - `manifest.json` ([`manifest::Manifest`]): schema version, freshbench version and commit
 //!   (`git rev-parse HEAD` where publish runs, else `$FRESHBENCH_COMMIT`, else null), the
 //!   date, the cutoff (`--cutoff`, else the earliest `repos.cutoff` of the published
 //!   repositories), the license policy, how many tasks were read, rejected, not valid,
-//!   left out and published, the published tasks per family (completion tasks per level),
-//!   the sources (name, version, spec, commit, url, license, publication date, tasks, and
-//!   for those with completion tasks their files' count and hash), the excluded
+//!   left out and published, the published tasks per family (completion tasks per level,
+//!   assertion tasks per form, per program and their assertions' count), the sources
+//!   (name, version, spec, commit, url, license, publication date, tasks, and for those
+//!   with completion or assertion tasks their files' count and hash), the excluded
 //!   repositories, the row count of every table, and
 //!   the sha256 and size of every other file.
 //!
@@ -69,9 +76,12 @@
 //!
 //! `publish --verify FOLDER` (no `--data` needed) checks every file's sha256 and size and
 //! every table's row count (from the Parquet footer) and table stamp against
-//! `manifest.json`, each source's files hash and count against `data/files.parquet` when
-//! the snapshot holds it (and each of its rows' text against its sha256), and reports files the manifest does not list (names starting with `.`,
-//! such as a Hub repository's `.gitattributes`, are ignored). It prints one `MISMATCH`
+//! `manifest.json`, each JSON-lines export's lines against its task count (one JSON object
+//! per task: `function_tasks.jsonl`, `completion_tasks.jsonl`, `assertion_tasks.jsonl`),
+//! each source's files hash and count against `data/files.parquet` when the snapshot holds
+//! it (and each of its rows' text against its sha256), and reports files the manifest does
+//! not list (names starting with `.`, such as a Hub repository's `.gitattributes`, are
+//! ignored). It prints one `MISMATCH`
 //! line per file that differs and exits 1, or prints `OK` and exits 0; a missing or
 //! unreadable manifest is an error (exit 2).
 //!
@@ -80,13 +90,13 @@
 //! 0 success; 1 nothing to publish, or `--verify` found a difference; 2 an error (a
 //! missing table, an existing snapshot, a bad option), with a message that says what to do.
 
+pub mod assertion;
 pub mod card;
 pub mod completion;
 pub mod humaneval;
 pub mod license;
 pub mod manifest;
 pub mod select;
-pub mod tagged;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -108,8 +118,10 @@ use crate::select::Published;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// `function_tasks.jsonl`: the function tasks in HumanEval/EvalPlus's shape, with a
-    /// `check(candidate)` function per task; and `completion_tasks.jsonl`, the completion
-    /// tasks (prefix, suffix, reference, context, judge tests, repository).
+    /// `check(candidate)` function per task; `completion_tasks.jsonl`, the completion
+    /// tasks (prefix, suffix, reference, context, judge tests, repository); and
+    /// `assertion_tasks.jsonl`, the assertion tasks (test, masked assertion, code context,
+    /// program and mutation, answer, recorded value, repository).
     Jsonl,
 }
 
@@ -152,16 +164,18 @@ pub struct Args {
     pub licenses: Option<PathBuf>,
     /// Also write an export into the snapshot: `jsonl` writes `function_tasks.jsonl` in the
     /// shape of `HumanEval` (`task_id`, `prompt`, `entry_point`, `canonical_solution`, `test`)
-    /// and, when there are completion tasks, `completion_tasks.jsonl`.
+    /// and, when there are completion or assertion tasks, `completion_tasks.jsonl` and
+    /// `assertion_tasks.jsonl`.
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub export: Vec<ExportFormat>,
     /// Leave the repositories' files (`data/files.parquet`, what completion tasks are made
-    /// from and judged in) out of the snapshot; the manifest still records each one's
-    /// source and files hash, to fetch it again and check it.
+    /// from and judged in, and assertion tasks' tests run in) out of the snapshot; the
+    /// manifest still records each one's source and files hash, to fetch it again and
+    /// check it.
     #[arg(long)]
     pub no_repo_files: bool,
-    /// Check the snapshot FOLDER against its manifest.json (hashes, sizes, row counts)
-    /// instead of publishing: exit 0 when all match, 1 naming each file that differs.
+    /// Check the snapshot FOLDER against its manifest.json (hashes, sizes, row counts, the
+    /// exports' task counts, the repositories' files hashes) instead of publishing: exit 0 when all match, 1 naming each file that differs.
     #[arg(
         long,
         value_name = "FOLDER",
@@ -265,28 +279,38 @@ fn sources(published: &Published, files: &BTreeMap<String, RepoFiles>) -> Vec<So
         .collect()
 }
 
-/// Published tasks per family, completion tasks also per level.
+/// Published tasks per family, completion tasks also per level, assertion tasks per form,
+/// per program and with their assertions' count.
 fn families(published: &Published) -> BTreeMap<String, FamilyEntry> {
     let mut out = BTreeMap::new();
-    let mut add = |family: schemas::Family, tasks: usize, by_level| {
+    let mut add = |family: schemas::Family, tasks: usize, entry: FamilyEntry| {
         if tasks > 0 {
-            out.insert(family.as_str().to_string(), FamilyEntry { tasks, by_level });
+            out.insert(family.as_str().to_string(), FamilyEntry { tasks, ..entry });
         }
     };
     add(
         schemas::Family::Function,
         published.function_tasks.len(),
-        BTreeMap::new(),
+        FamilyEntry::default(),
     );
     add(
         schemas::Family::Completion,
         published.completion_tasks.len(),
-        completion::by_level(&published.completion_tasks),
+        FamilyEntry {
+            by_level: completion::by_level(&published.completion_tasks),
+            ..FamilyEntry::default()
+        },
     );
+    let asserted = &published.assertion_tasks;
     add(
         schemas::Family::Assertion,
-        published.assertion_tasks.len(),
-        BTreeMap::new(),
+        asserted.len(),
+        FamilyEntry {
+            by_form: assertion::by_form(asserted),
+            by_program: assertion::by_program(asserted),
+            assertions: Some(assertion::assertions(asserted)),
+            ..FamilyEntry::default()
+        },
     );
     out
 }
@@ -345,10 +369,12 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
             "left out for its license"
         );
     }
-    if !published.completion_tasks.is_empty() && input.files.is_none() {
+    let in_a_tree = !published.completion_tasks.is_empty() || !published.assertion_tasks.is_empty();
+    if in_a_tree && input.files.is_none() {
         anyhow::bail!(
-            "{}: no files; completion tasks are judged in their repository's tree, which the \
-             snapshot records from crawl's `files` table: run `crawl --data {}` again",
+            "{}: no files; completion and assertion tasks are judged in their repository's \
+             tree, which the snapshot records from crawl's `files` table: run `crawl --data \
+             {}` again",
             schemas::table_path::<schemas::File>(dataset).display(),
             dataset.display()
         );
@@ -435,6 +461,21 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
                 format: "freshbench-completion".into(),
                 tasks: rows.len(),
                 cases: rows.iter().map(|r| r.tests.len()).sum(),
+                cases_left_out: 0,
+                tasks_left_out: Vec::new(),
+            },
+        );
+    }
+
+    if args.export.contains(&ExportFormat::Jsonl) && !published.assertion_tasks.is_empty() {
+        let rows = assertion::export(&published.assertion_tasks, &published.repos, &repo_files);
+        write_synced(&root.join(assertion::EXPORT), &assertion::to_jsonl(&rows)?)?;
+        exports.insert(
+            assertion::EXPORT.to_string(),
+            ExportEntry {
+                format: assertion::FORMAT.into(),
+                tasks: rows.len(),
+                cases: assertion::assertions(&published.assertion_tasks),
                 cases_left_out: 0,
                 tasks_left_out: Vec::new(),
             },

@@ -39,8 +39,8 @@ pub struct Source {
     /// with `url` and `version`/`commit`, how to fetch it again.
     #[serde(default)]
     pub spec: String,
-    /// Its `files` rows, when it has published completion tasks (which are judged in its
-    /// tree); null otherwise.
+    /// Its `files` rows, when it has published completion or assertion tasks (which are
+    /// judged in its tree); null otherwise.
     #[serde(default)]
     pub files: Option<usize>,
     /// The hash of those files ([`crate::completion::files_sha256`]: sha256 of
@@ -56,6 +56,16 @@ pub struct FamilyEntry {
     /// Completion tasks: per level (`span_kind`); empty for other families.
     #[serde(default)]
     pub by_level: BTreeMap<String, usize>,
+    /// Assertion tasks: per form (`value`, `verify`); absent for other families.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_form: BTreeMap<String, usize>,
+    /// Assertion tasks: per program (`original`, `mutated`); absent for other families.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_program: BTreeMap<String, usize>,
+    /// Assertion tasks: the assertions (`group_id`) they come from; absent for other
+    /// families.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertions: Option<usize>,
 }
 
 /// The license policy that was applied.
@@ -88,13 +98,16 @@ pub struct TableEntry {
     pub rows: u64,
 }
 
-/// An export of the snapshot (`function_tasks.jsonl`).
+/// An export of the snapshot (`function_tasks.jsonl`, `completion_tasks.jsonl`,
+/// `assertion_tasks.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportEntry {
-    /// `humaneval`.
+    /// `humaneval`, `freshbench-completion` or `freshbench-assertion`.
     pub format: String,
     /// Lines (tasks) written.
     pub tasks: usize,
+    /// What judges them: test cases (`humaneval`), judge tests (`freshbench-completion`),
+    /// the assertions the tasks come from (`freshbench-assertion`).
     pub cases: usize,
     pub cases_left_out: usize,
     /// Published function tasks not exported (no case could be asserted).
@@ -217,6 +230,48 @@ struct Checked {
     tables: BTreeMap<String, TableEntry>,
     #[serde(default)]
     sources: Vec<CheckedSource>,
+    #[serde(default)]
+    exports: BTreeMap<String, CheckedExport>,
+}
+
+/// What `--verify` reads of an export: how many lines (tasks) it has.
+#[derive(Debug, Deserialize)]
+struct CheckedExport {
+    tasks: usize,
+}
+
+/// The JSON-lines exports against the manifest: each one's lines are its task count, and
+/// each line is a JSON object. Problems are named by the export's path.
+fn check_exports(folder: &Path, manifest: &Checked) -> Vec<(String, String)> {
+    let mut problems = Vec::new();
+    for (rel, want) in &manifest.exports {
+        if !is_safe(rel) {
+            problems.push((rel.clone(), "not a path inside the snapshot".into()));
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(folder.join(rel)) else {
+            // A missing or unreadable file is named by the files check.
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.len() != want.tasks {
+            problems.push((
+                rel.clone(),
+                format!(
+                    "{} lines but the manifest says {} tasks",
+                    lines.len(),
+                    want.tasks
+                ),
+            ));
+        }
+        let bad = lines.iter().position(|l| {
+            !serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.is_object())
+        });
+        if let Some(at) = bad {
+            problems.push((rel.clone(), format!("line {} is not a JSON object", at + 1)));
+        }
+    }
+    problems
 }
 
 /// What `--verify` reads of a source: the hash of its files.
@@ -331,8 +386,9 @@ pub fn parquet_rows(path: &Path) -> anyhow::Result<(u64, Option<String>)> {
 }
 
 /// Checks a snapshot folder against its manifest: every file's sha256 and size, every
-/// table's row count (from the Parquet footer) and stamp, and that no file is there that
-/// the manifest does not list (hidden names aside). `Err` when the manifest is missing or
+/// table's row count (from the Parquet footer) and stamp, every export's line count (one
+/// JSON object per task), and that no file is there that the manifest does not list
+/// (hidden names aside). `Err` when the manifest is missing or
 /// unreadable.
 pub fn verify(folder: &Path) -> anyhow::Result<Report> {
     let path = folder.join(MANIFEST);
@@ -401,6 +457,9 @@ pub fn verify(folder: &Path) -> anyhow::Result<Report> {
         }
     }
     for (rel, what) in check_repo_files(folder, &manifest) {
+        problem(&rel, what);
+    }
+    for (rel, what) in check_exports(folder, &manifest) {
         problem(&rel, what);
     }
     let present =

@@ -24,9 +24,10 @@ pub struct Input {
     pub completion_tasks: Option<Vec<CompletionTask>>,
     pub assertion_tasks: Option<Vec<AssertionTask>>,
     pub slices: Option<Vec<Slice>>,
-    /// The repositories' files (`files`, crawl's), read only when there are completion
-    /// tasks: they are what a completion task is made from and judged in. `None` when
-    /// there are none or the table is absent.
+    /// The repositories' files (`files`, crawl's), read only when there are completion or
+    /// assertion tasks: they are what a completion task is made from and judged in, and
+    /// the program an assertion task's test runs in. `None` when there are none or the
+    /// table is absent.
     pub files: Option<Vec<File>>,
 }
 
@@ -69,7 +70,9 @@ pub fn load(dir: &Path) -> anyhow::Result<Input> {
         } else {
             (Vec::new(), Vec::new())
         };
-    let files = if completion_tasks.as_ref().is_some_and(|t| !t.is_empty()) {
+    let judged_in_a_tree = completion_tasks.as_ref().is_some_and(|t| !t.is_empty())
+        || assertion_tasks.as_ref().is_some_and(|t| !t.is_empty());
+    let files = if judged_in_a_tree {
         optional::<File>(dir)?
     } else {
         None
@@ -131,9 +134,9 @@ pub struct Published {
     pub completion_tasks: Vec<CompletionTask>,
     pub assertion_tasks: Vec<AssertionTask>,
     pub slices: Vec<Slice>,
-    /// The `files` rows of the repositories with a published completion task (all of a
-    /// repository's rows: its tests need the whole tree), in input order; empty when the
-    /// input has none.
+    /// The `files` rows of the repositories with a published completion or assertion task
+    /// (all of a repository's rows: its tests need the whole tree), in input order; empty
+    /// when the input has none.
     pub files: Vec<File>,
     pub excluded: Vec<ExcludedRepo>,
     pub selection: Selection,
@@ -308,15 +311,27 @@ pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Publi
             ..t.clone()
         })
         .collect();
-    let completion_repos: HashSet<&str> = completion_tasks
+    let assertion_tasks: Vec<AssertionTask> = input
+        .assertion_tasks
+        .iter()
+        .flatten()
+        .filter(|t| keep(&t.task_id))
+        .map(|t| AssertionTask {
+            after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
+            ..t.clone()
+        })
+        .collect();
+    // The repositories whose tree the published tasks are judged in.
+    let tree_repos: HashSet<&str> = completion_tasks
         .iter()
         .map(|t| t.repo_id.as_str())
+        .chain(assertion_tasks.iter().map(|t| t.repo_id.as_str()))
         .collect();
     let files: Vec<File> = input
         .files
         .iter()
         .flatten()
-        .filter(|f| completion_repos.contains(f.repo_id.as_str()))
+        .filter(|f| tree_repos.contains(f.repo_id.as_str()))
         .cloned()
         .collect();
     let granted = out_repos
@@ -347,16 +362,7 @@ pub fn select(input: &Input, policy: &Policy, fresh: Option<Freshness>) -> Publi
             .cloned()
             .collect(),
         completion_tasks,
-        assertion_tasks: input
-            .assertion_tasks
-            .iter()
-            .flatten()
-            .filter(|t| keep(&t.task_id))
-            .map(|t| AssertionTask {
-                after_cutoff: mark(t.code_date, t.code_date_source, t.after_cutoff),
-                ..t.clone()
-            })
-            .collect(),
+        assertion_tasks,
         slices: input
             .slices
             .iter()

@@ -290,3 +290,77 @@ print(json.dumps(out))
         .unwrap();
     assert_eq!(hashes, serde_json::json!({"r-mit": src["files_sha256"]}));
 }
+
+/// The assertion tasks read back by pyarrow as written (their list of structs, their
+/// nullable program columns), and their JSON-lines export by Python's json.
+#[test]
+fn pyarrow_reads_the_assertion_tasks() {
+    const JSONL: &str = r#"
+import json, pathlib, sys
+root = pathlib.Path(sys.argv[1])
+rows = [json.loads(l) for l in (root / "assertion_tasks.jsonl").read_text().splitlines()]
+print(json.dumps([[r["task_id"], r["mutated"], r["mutated_text"], r["answer"]] for r in rows]))
+"#;
+    let python = match tools_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: pyarrow read-back of assertion tasks: {why}");
+            return;
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    common::write_dataset(tmp.path(), true);
+    common::write_assertion(tmp.path());
+    let out = common::publish(
+        tmp.path(),
+        &[
+            "--data",
+            ".",
+            "--out",
+            "snap",
+            "--date",
+            common::DATE,
+            "--export",
+            "jsonl",
+            "-q",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let folder = tmp.path().join(format!("snap/freshbench-{}", common::DATE));
+    let got = run_python(&python, PYARROW, &folder, tmp.path());
+    let (name, cols) = expected_columns::<schemas::AssertionTask>();
+    let read: Vec<(String, String, bool)> = got[&name]["columns"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name} in {got}"))
+        .iter()
+        .map(|c| {
+            (
+                c[0].as_str().unwrap().to_string(),
+                c[1].as_str().unwrap().to_string(),
+                c[2].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(read, cols, "{name}: columns");
+    assert_eq!(got[&name]["rows"], 4);
+    let rows = run_python(&python, JSONL, &folder, tmp.path());
+    assert_eq!(
+        rows,
+        serde_json::json!([
+            ["freshbench/a-o", false, null, "3"],
+            [
+                "freshbench/a-m1",
+                true,
+                "def add(a, b):\n    return a - b\n",
+                "-1"
+            ],
+            ["freshbench/a-vo", false, null, "True"],
+            [
+                "freshbench/a-vm",
+                true,
+                "def add(a, b):\n    return a - b\n",
+                "False"
+            ]
+        ])
+    );
+}

@@ -259,7 +259,8 @@ fn list_shows_tables_runs_and_views_with_row_counts() {
     assert!(row("function_tasks").starts_with("function_tasks,table,4,"));
     assert!(row("executions").starts_with("executions,run table,13,"));
     assert!(row("scores").starts_with("scores,run table,4,"));
-    assert!(row("tasks").starts_with("tasks,view,6,"));
+    // 4 function tasks, 1 completion task, 3 assertion tasks (an original, two variants).
+    assert!(row("tasks").starts_with("tasks,view,8,"));
     assert!(row("leaderboard").starts_with("leaderboard,view,2,"));
     assert!(row("difficulty").starts_with("difficulty,view,5,"));
     assert!(row("valid_tasks").starts_with("valid_tasks,view,3,"));
@@ -299,7 +300,7 @@ fn a_dataset_without_runs_has_empty_run_tables() {
         ],
         None,
     );
-    assert_eq!(ok(&out), "e,l,t\n0,0,6\n");
+    assert_eq!(ok(&out), "e,l,t\n0,0,8\n");
     // An empty runs folder is no different.
     std::fs::create_dir_all(tmp.path().join("runs").join("empty")).unwrap();
     let out = query(
@@ -377,7 +378,9 @@ fn the_tasks_view_of_completion_tasks_only() {
     assert_eq!(
         ok(&out),
         "task_id,family,repo,level,path,valid,cases,after_cutoff\n\
-         a1,assertion,alpha,,tests/test_mod.py,,3,\n\
+         a1,assertion,alpha,,tests/test_mod.py,,1,\n\
+         a1-m0,assertion,alpha,,tests/test_mod.py,,1,\n\
+         a1-m1,assertion,alpha,,tests/test_mod.py,,1,\n\
          c1,completion,beta,statement,pkg/mod.py,true,2,true\n"
     );
     let out = query(
@@ -390,6 +393,24 @@ fn the_tasks_view_of_completion_tasks_only() {
         None,
     );
     assert_eq!(ok(&out), "completion_tasks,fresh_completion_tasks\n1,1\n");
+    // The assertion columns: an assertion's original and variants share its group.
+    let out = query(
+        tmp.path(),
+        &[
+            "--format",
+            "csv",
+            "SELECT task_id, form, kind, mutated, group_id FROM tasks ORDER BY task_id",
+        ],
+        None,
+    );
+    assert_eq!(
+        ok(&out),
+        "task_id,form,kind,mutated,group_id\n\
+         a1,value,equal,false,a1\n\
+         a1-m0,value,equal,true,a1\n\
+         a1-m1,value,equal,true,a1\n\
+         c1,,,,\n"
+    );
 }
 
 #[test]

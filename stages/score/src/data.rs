@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use schemas::{
-    AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family, Fingerprint,
-    FunctionClass, FunctionTask, Repo, Slice, SpanKind, Table, Timestamp, Validation,
+    AssertionForm, AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family,
+    Fingerprint, FunctionClass, FunctionTask, Repo, Slice, SpanKind, Table, Timestamp, Validation,
 };
 
 use crate::difficulty;
@@ -21,6 +21,29 @@ pub enum DifficultySource {
     Proxy,
 }
 
+/// What an assertion task is, for its results by form and by program and the memorization
+/// gap (`assertion_tasks`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssertionInfo {
+    /// The assertion (`group_id`): every task of one assertion shares it.
+    pub group_id: String,
+    /// `value` (predict the subject) or `verify` (does the shown assertion hold?).
+    pub form: AssertionForm,
+    /// The task's program is a mutated variant (else the original).
+    pub mutated: bool,
+}
+
+impl AssertionInfo {
+    /// `original` or `mutated`: the program the task is posed on.
+    pub fn program(&self) -> &'static str {
+        if self.mutated {
+            "mutated"
+        } else {
+            "original"
+        }
+    }
+}
+
 /// A valid task and the group it falls in for every breakdown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskInfo {
@@ -31,6 +54,9 @@ pub struct TaskInfo {
     /// The syntax level of the masked span (`completion_tasks.span_kind`); `None` for tasks
     /// that are not completion tasks.
     pub level: Option<SpanKind>,
+    /// The assertion, form and program of an assertion task; `None` for tasks that are not
+    /// assertion tasks.
+    pub assertion: Option<AssertionInfo>,
     /// The repository's name (with its version or id where names collide).
     pub repo: String,
     /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
@@ -163,6 +189,19 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
             code_date_of.insert(&t.task_id, d);
         }
     }
+    let assertions: HashMap<&str, AssertionInfo> = assertion_tasks
+        .iter()
+        .map(|t| {
+            (
+                t.task_id.as_str(),
+                AssertionInfo {
+                    group_id: t.group_id.clone(),
+                    form: t.form,
+                    mutated: t.mutated,
+                },
+            )
+        })
+        .collect();
     for t in &assertion_tasks {
         repo_of.insert(&t.task_id, &t.repo_id);
         if let Some(d) = t.code_date {
@@ -203,6 +242,7 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
                 family: valid[id].1,
                 class: functions.get(id).map(|t| t.class),
                 level: levels.get(id).copied(),
+                assertion: assertions.get(id).cloned(),
                 repo: repo_id.map_or_else(
                     || "(unknown repository)".to_string(),
                     |r| repo_names[r].clone(),

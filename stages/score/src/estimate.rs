@@ -1,5 +1,6 @@
 //! The statistics: the unbiased pass@k estimator, the k values reported, a seeded
-//! pseudo-random generator and the percentile bootstrap over tasks.
+//! pseudo-random generator and the percentile bootstrap over tasks (or over clusters of
+//! tasks, for a statistic of their sums: [`bootstrap_statistic`]).
 
 /// The unbiased estimator of pass@k for one task with `n` samples of which `c` pass
 /// (Chen et al., 2021): the probability that at least one of `k` samples drawn without
@@ -109,6 +110,41 @@ pub struct Estimate {
     pub high: f64,
 }
 
+impl Estimate {
+    /// A value without spread: the interval is the point.
+    pub fn point(value: f64) -> Estimate {
+        Estimate {
+            value,
+            low: value,
+            high: value,
+        }
+    }
+}
+
+/// The means of several per-unit measures over each of `resamples` bootstrap draws: each
+/// round draws as many units as there are, with replacement, from `rng`, and takes the
+/// mean of every measure over the draw (`out[round][j]`, measure `j`). The one resampling
+/// loop of the crate: [`bootstrap`] and [`bootstrap_statistic`] are its percentiles.
+///
+/// `per_unit[j][u]` is measure `j` of unit `u` (a task, or a group of tasks); every inner
+/// vector has the same length, which must not be 0.
+fn resampled_means(per_unit: &[Vec<f64>], resamples: usize, rng: &mut SplitMix64) -> Vec<Vec<f64>> {
+    let units = per_unit.first().map_or(0, Vec::len);
+    let mut rounds = Vec::with_capacity(resamples);
+    let mut sums = vec![0.0; per_unit.len()];
+    for _ in 0..resamples {
+        sums.fill(0.0);
+        for _ in 0..units {
+            let u = rng.below(units);
+            for (s, v) in sums.iter_mut().zip(per_unit) {
+                *s += v[u];
+            }
+        }
+        rounds.push(sums.iter().map(|s| s / units as f64).collect());
+    }
+    rounds
+}
+
 /// Means and 95% percentile bootstrap intervals of several per-task measures at once
 /// (one per k), over the same resamples.
 ///
@@ -121,33 +157,14 @@ pub fn bootstrap(per_task: &[Vec<f64>], resamples: usize, rng: &mut SplitMix64) 
     let tasks = per_task.first().map_or(0, Vec::len);
     let means: Vec<f64> = per_task.iter().map(|v| mean(v)).collect();
     if tasks == 0 || resamples == 0 {
-        return means
-            .into_iter()
-            .map(|m| Estimate {
-                value: m,
-                low: m,
-                high: m,
-            })
-            .collect();
+        return means.into_iter().map(Estimate::point).collect();
     }
-    let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); per_task.len()];
-    let mut sums = vec![0.0; per_task.len()];
-    for _ in 0..resamples {
-        sums.fill(0.0);
-        for _ in 0..tasks {
-            let t = rng.below(tasks);
-            for (s, v) in sums.iter_mut().zip(per_task) {
-                *s += v[t];
-            }
-        }
-        for (d, s) in draws.iter_mut().zip(&sums) {
-            d.push(s / tasks as f64);
-        }
-    }
-    draws
+    let rounds = resampled_means(per_task, resamples, rng);
+    means
         .into_iter()
-        .zip(means)
-        .map(|(mut d, m)| {
+        .enumerate()
+        .map(|(j, m)| {
+            let mut d: Vec<f64> = rounds.iter().map(|r| r[j]).collect();
             d.sort_by(f64::total_cmp);
             Estimate {
                 value: m,
@@ -156,6 +173,41 @@ pub fn bootstrap(per_task: &[Vec<f64>], resamples: usize, rng: &mut SplitMix64) 
             }
         })
         .collect()
+}
+
+/// A statistic of the means of several per-unit measures, with its 95% percentile
+/// bootstrap interval: `stat` is applied to the measures' means over all units (the
+/// point) and over each round of [`bootstrap`]'s resampling (the interval's percentiles).
+///
+/// This resamples whole units, so a unit may be a cluster of tasks: with a cluster's sums
+/// and counts as its measures, `stat` can form ratios of sums (a mean over the tasks of
+/// the clusters drawn) and their differences. NaN when there are no units; the point with
+/// `resamples == 0`.
+pub fn bootstrap_statistic(
+    per_unit: &[Vec<f64>],
+    resamples: usize,
+    rng: &mut SplitMix64,
+    stat: impl Fn(&[f64]) -> f64,
+) -> Estimate {
+    let units = per_unit.first().map_or(0, Vec::len);
+    if units == 0 {
+        return Estimate::point(f64::NAN);
+    }
+    let means: Vec<f64> = per_unit.iter().map(|v| mean(v)).collect();
+    let value = stat(&means);
+    if resamples == 0 {
+        return Estimate::point(value);
+    }
+    let mut d: Vec<f64> = resampled_means(per_unit, resamples, rng)
+        .iter()
+        .map(|m| stat(m))
+        .collect();
+    d.sort_by(f64::total_cmp);
+    Estimate {
+        value,
+        low: quantile(&d, 0.025),
+        high: quantile(&d, 0.975),
+    }
 }
 
 /// The difference of the means of two independent groups of per-task values
@@ -422,6 +474,31 @@ mod tests {
         assert!(difference(&a, &[], 100, &mut SplitMix64::new(5))
             .value
             .is_nan());
+    }
+
+    #[test]
+    fn a_statistic_of_one_mean_is_the_bootstrap_of_it() {
+        // The same resampling: the same interval for the same seed.
+        let spread: Vec<f64> = (0..25).map(|i| f64::from(i * 7 % 11) / 11.0).collect();
+        let per = vec![spread];
+        let a = bootstrap(&per, 400, &mut SplitMix64::new(9))[0];
+        let b = bootstrap_statistic(&per, 400, &mut SplitMix64::new(9), |m| m[0]);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_ratio_of_sums_over_clusters() {
+        // Two clusters: (sum 3 of 4 tasks) and (sum 0 of 2 tasks). The pooled mean is
+        // 3 / 6 = 0.5 (not the mean of the clusters' means, 0.375); a resample holds both
+        // clusters (0.5), only the first (0.75) or only the second (0.0).
+        let per = vec![vec![3.0, 0.0], vec![4.0, 2.0]];
+        let e = bootstrap_statistic(&per, 2000, &mut SplitMix64::new(1), |m| m[0] / m[1]);
+        assert!(close(e.value, 0.5), "{e:?}");
+        assert!(close(e.low, 0.0) && close(e.high, 0.75), "{e:?}");
+        let p = bootstrap_statistic(&per, 0, &mut SplitMix64::new(1), |m| m[0] / m[1]);
+        assert_eq!((p.value, p.low, p.high), (0.5, 0.5, 0.5));
+        let none = bootstrap_statistic(&[vec![], vec![]], 10, &mut SplitMix64::new(1), |m| m[0]);
+        assert!(none.value.is_nan());
     }
 
     #[test]

@@ -44,10 +44,11 @@
 //! The `breakdown` column of `scores`: `overall` (group `all`), `family`, `class` (function
 //! tasks only), `repo` (the repository's name, with its version where two share a name),
 //! `difficulty`, `window` (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the
-//! task's `code_date`, `unknown` without one) and `quarter` (of the `code_date`: the
-//! contamination curve). Every family's tasks carry a code date (function tasks their
-//! function's, completion tasks that of the code the span is made from), so the windows and
-//! the curve hold them all. The difficulty buckets are the
+//! task's `code_date`, `unknown` without one), `quarter` (of the `code_date`: the
+//! contamination curve) and `level` (completion tasks only: the span kind). Every family's
+//! tasks carry a code date (function tasks their function's, completion tasks that of the
+//! code the span is made from, assertion tasks the newest of the code their test runs), so
+//! the windows and the curve hold them all. The difficulty buckets are the
 //! tertiles `low`, `medium`, `high` of a combined difficulty: the mean of the task's
 //! normalized ranks ([`difficulty`]) in ESV, MCL and DFI of the `slices` table, among all
 //! valid tasks (so the buckets are the same for every run); tasks without a slice are
@@ -57,14 +58,29 @@
 //! for other families); the report says so. Failure fingerprints and statuses are no pass@k
 //! breakdown: the report counts them.
 //!
-//! # Per family and level
+//! # Per family and split
 //!
-//! Beside the breakdowns, each family is scored by level ([`scores::family_scores`]):
-//! completion tasks by `span_kind` (`expression`, `statement`, `block`, `function`),
-//! function tasks by class. A family's `all` is its `family` breakdown row; the levels are
-//! not rows of `scores` (its `breakdown` has no `level` value), only in the summary printed
-//! on stdout ([`summary`]: one line per run, family and level with pass@1 and pass@k and
-//! their intervals) and in the report's table per family.
+//! Beside the breakdowns, each family is scored in its splits ([`scores::family_scores`],
+//! [`scores::Split`]): function tasks by class, completion tasks by level (`span_kind`:
+//! `expression`, `statement`, `block`, `function`), assertion tasks by form (`value`:
+//! predict the subject's value; `verify`: say whether the assertion shown with a claim
+//! holds) and by program (`original`, or `mutated`: a variant under which the value
+//! changes). A family's `all` is its `family` breakdown row, a class its `class` row, a
+//! level its `level` row, a form its `form` row, a program its `program` row; all are
+//! also in the summary printed on stdout ([`summary`]: one line per run, family and group
+//! with pass@1 and pass@k and their intervals) and in the report's table per family.
+//!
+//! # The memorization gap
+//!
+//! For assertion tasks, per run ([`scores::memorization_gap`]): pass@1 on the tasks posed
+//! on the original program minus pass@1 on those posed on mutated variants, over the
+//! assertions (`group_id`) with both scored, each side pooled over its tasks. A model that
+//! recalls the repository's values passes the originals but not the variants, so a large
+//! positive gap is the sign of memorization. Its 95% interval resamples assertions, not
+//! tasks ([`estimate::bootstrap_statistic`] over each assertion's sums and counts): the
+//! tasks of one assertion share a test and its code and are no independent draws. Shown
+//! after the summary's table and in a section of the report, both only when some run has
+//! it (a dataset or a run without assertion tasks shows nothing of it).
 //!
 //! # The report
 //!
@@ -72,8 +88,9 @@
 //! script, nothing fetched. A summary table per run (model, tasks valid and scored,
 //! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; with several
 //! runs, each pair's difference in pass@1 on their common tasks with a paired interval
-//! ([`scores::paired_gap`]); a table per task family, over all its tasks and by level
-//! (with a chart of completion tasks by level); bar charts with
+//! ([`scores::paired_gap`]); a table per task family, over all its tasks and in its
+//! splits (with charts of completion tasks by level and of assertion tasks by form and by
+//! program); each run's memorization gap on assertion tasks, when there is one; bar charts with
 //! interval whiskers of pass@1 by family, class, difficulty and publication window (with
 //! what a gap before the cutoff means); a table by repository; stacked bars of statuses
 //! and failure fingerprints; the method. With several runs every chart has one bar per run
@@ -213,15 +230,34 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .iter()
         .map(|rows| scores::GroupScore::from_rows(rows, Breakdown::Overall, "all"))
         .collect();
+    let memorization: Vec<Option<scores::MemorizationGap>> = runs
+        .iter()
+        .map(|run| scores::memorization_gap(&dataset, run, args.bootstrap, args.seed))
+        .collect();
+    for (run, m) in runs.iter().zip(&memorization) {
+        if let Some(m) = m {
+            tracing::info!(
+                run = %run.name,
+                assertions = m.assertions,
+                gap = format!("{:+.4}", m.gap.value),
+                ci = format!("[{:+.4}, {:+.4}]", m.gap.low, m.gap.high),
+                "memorization gap (assertion tasks: pass@1 original minus mutated)"
+            );
+        }
+    }
     let summaries: Vec<summary::RunSummary> = runs
         .iter()
         .zip(&overall)
         .zip(&families)
-        .map(|((data, overall), families)| summary::RunSummary {
-            data,
-            overall: overall.as_ref(),
-            families,
-        })
+        .zip(&memorization)
+        .map(
+            |(((data, overall), families), memorization)| summary::RunSummary {
+                data,
+                overall: overall.as_ref(),
+                families,
+                memorization: memorization.as_ref(),
+            },
+        )
         .collect();
     let summary_text = summary::render(&dataset, &summaries);
 
@@ -229,12 +265,16 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .iter()
         .zip(&all_scores)
         .zip(&families)
-        .map(|((data, scores), families)| report::RunReport {
-            data,
-            scores,
-            families,
-            gap: scores::window_gap(&dataset, data, args.bootstrap, args.seed),
-        })
+        .zip(&memorization)
+        .map(
+            |(((data, scores), families), memorization)| report::RunReport {
+                data,
+                scores,
+                families,
+                gap: scores::window_gap(&dataset, data, args.bootstrap, args.seed),
+                memorization: *memorization,
+            },
+        )
         .collect();
     let html = report::render(
         &dataset,

@@ -8,7 +8,7 @@ use schemas::{Breakdown, Family, Score};
 
 use crate::data::{Dataset, DifficultySource, RunData};
 use crate::estimate::Estimate;
-use crate::scores::{group_rank, level_name, level_rank, paired_gap, FamilyScores};
+use crate::scores::{group_rank, paired_gap, FamilyScores, MemorizationGap, Split};
 use crate::svg::{self, escape, pct, Bar, Series};
 
 /// One run to report: what was read and the scores computed.
@@ -16,11 +16,15 @@ use crate::svg::{self, escape, pct, Bar, Series};
 pub struct RunReport<'a> {
     pub data: &'a RunData,
     pub scores: &'a [Score],
-    /// The run's results per task family, overall and by level
+    /// The run's results per task family, overall and in each split of the family
     /// ([`crate::scores::family_scores`]).
     pub families: &'a [FamilyScores],
     /// pass@1 before the cutoff minus after it, with its interval ([`crate::scores::window_gap`]).
     pub gap: Option<Estimate>,
+    /// pass@1 on assertion tasks' original programs minus on their mutated variants, with
+    /// its interval ([`crate::scores::memorization_gap`]); `None` without assertion tasks
+    /// scored on both.
+    pub memorization: Option<MemorizationGap>,
 }
 
 /// How the scores were made, for the method notes.
@@ -212,17 +216,18 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
          <title>{}</title><style>{CSS}</style></head><body><main>",
         escape(&title)
     );
-    header(&mut h, dataset, meta, &names);
+    header(&mut h, dataset, runs, meta, &names);
     summary(&mut h, dataset, runs);
     compared(&mut h, dataset, runs, meta);
     family_class(&mut h, runs);
     family_tables(&mut h, runs);
+    memorization(&mut h, runs);
     difficulty(&mut h, dataset, runs);
     window(&mut h, dataset, runs);
     contamination(&mut h, dataset, runs);
     repos(&mut h, runs);
     failures(&mut h, runs);
-    method(&mut h, dataset, meta);
+    method(&mut h, dataset, runs, meta);
     let _ = write!(
         h,
         "<footer>freshbench score {}</footer></main></body></html>",
@@ -279,7 +284,7 @@ fn compared(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta) 
     h.push_str("</tbody></table></div></section>");
 }
 
-fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
+fn header(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta, names: &[String]) {
     let runs_html: Vec<String> = names
         .iter()
         .enumerate()
@@ -313,12 +318,17 @@ fn header(h: &mut String, dataset: &Dataset, meta: &Meta, names: &[String]) {
     );
     let _ = write!(
         h,
-        "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a><a href=\"#families\">Per family</a>\
+        "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a><a href=\"#families\">Per family</a>{}\
          <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a><a href=\"#curve\">Contamination curve</a>\
          <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
          <a href=\"#method\">Method</a></nav></header>",
         if names.len() > 1 {
             "<a href=\"#compared\">Runs compared</a>"
+        } else {
+            ""
+        },
+        if has_memorization(runs) {
+            "<a href=\"#memorization\">Memorization gap</a>"
         } else {
             ""
         }
@@ -498,20 +508,22 @@ fn family_note(family: Family) -> &'static str {
              <code>block</code>, <code>function</code>."
         }
         Family::Assertion => {
-            "Give the value a test assertion expects; judged on the original program and \
-             its mutated variants."
+            "A real assertion of a repository test with its expected value masked: predict \
+             the value the code really produces (<code>value</code> form), or say whether \
+             the assertion shown with a claimed value holds (<code>verify</code> form); \
+             judged against the value recorded by running the test. Each assertion is posed \
+             on the <code>original</code> program and on <code>mutated</code> variants of \
+             it (one mutant of the code the test runs, under which the value changes), \
+             where a recalled answer is wrong. By form and by program."
         }
     }
 }
 
-/// A table per task family (each run over all the family's tasks and by level), and for
-/// completion tasks a chart of pass@1 by level.
+/// A table per task family (each run over all the family's tasks and in each of its
+/// splits), and for the splits other than the function class (which has its chart above)
+/// a chart of pass@1 by group: completion tasks by level, assertion tasks by form and by
+/// program.
 fn family_tables(h: &mut String, runs: &[RunReport]) {
-    h.push_str(
-        "<section id=\"families\"><h2>Per family</h2><p class=\"note\">pass@1 and pass@k \
-         of each task family, over all its scored tasks and by level, with 95% bootstrap \
-         intervals over tasks. A family's first row is the family's bar above.</p>",
-    );
     let present: Vec<Family> = Family::ALL
         .iter()
         .copied()
@@ -520,6 +532,21 @@ fn family_tables(h: &mut String, runs: &[RunReport]) {
                 .any(|r| r.families.iter().any(|s| s.family == *f))
         })
         .collect();
+    let splits: Vec<String> = present
+        .iter()
+        .map(|f| {
+            let names: Vec<&str> = Split::of(*f).iter().map(|s| s.name()).collect();
+            format!("{} tasks by {}", f.as_str(), names.join(" and by "))
+        })
+        .collect();
+    let _ = write!(
+        h,
+        "<section id=\"families\"><h2>Per family</h2><p class=\"note\">pass@1 and pass@k \
+         of each task family, over all its scored tasks and in each of its splits ({}), \
+         with 95% bootstrap intervals over tasks. A family's first row is the family's bar \
+         above.</p>",
+        splits.join(", ")
+    );
     if present.is_empty() {
         h.push_str("<p class=\"note\">No valid tasks.</p></section>");
         return;
@@ -530,15 +557,9 @@ fn family_tables(h: &mut String, runs: &[RunReport]) {
         let ks: BTreeSet<i32> = fams
             .iter()
             .flatten()
-            .flat_map(|f| f.all.iter().chain(&f.levels))
+            .flat_map(|f| f.all.iter().chain(f.splits.iter().flat_map(|s| &s.groups)))
             .flat_map(|g| g.by_k.iter().map(|(k, _)| *k))
             .filter(|k| *k > 1)
-            .collect();
-        let level_keys: BTreeSet<(usize, String)> = fams
-            .iter()
-            .flatten()
-            .flat_map(|f| &f.levels)
-            .map(|g| level_rank(family, &g.key))
             .collect();
         let _ = write!(
             h,
@@ -547,12 +568,17 @@ fn family_tables(h: &mut String, runs: &[RunReport]) {
             family_title(family),
             family_note(family)
         );
-        let level_header = level_name(family).unwrap_or("level");
+        let splits = Split::of(family);
+        // One split: its name heads the column; several: each row names its split.
+        let header = match splits {
+            [one] => one.name(),
+            _ => "group",
+        };
         let _ = write!(
             h,
             "<div class=\"scroll\"><table class=\"family\"><thead><tr><th>Run</th><th>{}</th>\
              <th class=\"num\">Tasks scored / valid</th><th class=\"num\">pass@1</th>",
-            escape(&level_header[..1].to_uppercase()) + &level_header[1..]
+            escape(&header[..1].to_uppercase()) + &header[1..]
         );
         for k in &ks {
             let _ = write!(h, "<th class=\"num\">pass@{k}</th>");
@@ -581,50 +607,154 @@ fn family_tables(h: &mut String, runs: &[RunReport]) {
                 );
             }
             h.push_str("</tr>");
-            for g in &f.levels {
-                let _ = write!(
-                    h,
-                    "<tr><td></td><td><code>{}</code></td><td class=\"num\">{}</td>\
-                     <td class=\"num\">{}</td>",
-                    escape(&g.key),
-                    g.tasks,
-                    estimate_cell(g.at(1))
-                );
-                for k in &ks {
-                    let _ = write!(h, "<td class=\"num\">{}</td>", estimate_cell(g.at(*k)));
+            for split in &f.splits {
+                let named = if splits.len() > 1 {
+                    format!("{} ", split.split.name())
+                } else {
+                    String::new()
+                };
+                for g in &split.groups {
+                    let _ = write!(
+                        h,
+                        "<tr><td></td><td>{named}<code>{}</code></td><td class=\"num\">{}</td>\
+                         <td class=\"num\">{}</td>",
+                        escape(&g.key),
+                        g.tasks,
+                        estimate_cell(g.at(1))
+                    );
+                    for k in &ks {
+                        let _ = write!(h, "<td class=\"num\">{}</td>", estimate_cell(g.at(*k)));
+                    }
+                    h.push_str("</tr>");
                 }
-                h.push_str("</tr>");
             }
         }
         h.push_str("</tbody></table></div>");
-        if family == Family::Completion && !level_keys.is_empty() {
-            let keys: Vec<String> = level_keys.into_iter().map(|(_, k)| k).collect();
-            let values: Vec<Vec<Option<Bar>>> = keys
-                .iter()
-                .map(|key| {
-                    fams.iter()
-                        .map(|f| {
-                            let g = f.as_ref()?.levels.iter().find(|g| g.key == *key)?;
-                            let e = g.at(1)?;
-                            Some(Bar {
-                                value: e.value,
-                                low: e.low,
-                                high: e.high,
-                                tasks: g.tasks,
-                            })
-                        })
-                        .collect()
-                })
-                .collect();
-            h.push_str(&run_legend(runs));
-            h.push_str(&svg::bar_chart(
-                "pass@1 of completion tasks by level",
-                &keys,
-                &series(runs),
-                &values,
-                "no tasks",
-            ));
+        for &split in splits.iter().filter(|s| **s != Split::Class) {
+            split_chart(h, runs, &fams, family, split);
         }
+    }
+    h.push_str("</section>");
+}
+
+/// pass@1 of a family's tasks by the groups of one split, one bar per run; nothing when no
+/// run has a group in it.
+fn split_chart(
+    h: &mut String,
+    runs: &[RunReport],
+    fams: &[Option<FamilyScores>],
+    family: Family,
+    split: Split,
+) {
+    let groups_of = |f: &Option<FamilyScores>| {
+        f.as_ref()
+            .and_then(|f| f.splits.iter().find(|s| s.split == split))
+            .map(|s| s.groups.clone())
+            .unwrap_or_default()
+    };
+    let keys: BTreeSet<(usize, String)> = fams
+        .iter()
+        .flat_map(groups_of)
+        .map(|g| split.rank(&g.key))
+        .collect();
+    if keys.is_empty() {
+        return;
+    }
+    let keys: Vec<String> = keys.into_iter().map(|(_, k)| k).collect();
+    let values: Vec<Vec<Option<Bar>>> = keys
+        .iter()
+        .map(|key| {
+            fams.iter()
+                .map(|f| {
+                    let g = groups_of(f).into_iter().find(|g| g.key == *key)?;
+                    let e = g.at(1)?;
+                    Some(Bar {
+                        value: e.value,
+                        low: e.low,
+                        high: e.high,
+                        tasks: g.tasks,
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    h.push_str(&run_legend(runs));
+    h.push_str(&svg::bar_chart(
+        &format!("pass@1 of {} tasks by {}", family.as_str(), split.name()),
+        &keys,
+        &series(runs),
+        &values,
+        "no tasks",
+    ));
+}
+
+/// Whether some run has a memorization gap (assertion tasks scored on both programs).
+fn has_memorization(runs: &[RunReport]) -> bool {
+    runs.iter().any(|r| r.memorization.is_some())
+}
+
+/// The memorization gap of each run that has one; nothing at all when none has.
+fn memorization(h: &mut String, runs: &[RunReport]) {
+    if !has_memorization(runs) {
+        return;
+    }
+    h.push_str(
+        "<section id=\"memorization\"><h2>Memorization gap</h2><p>pass@1 on assertion \
+         tasks posed on the original program minus pass@1 on those posed on mutated \
+         variants of it, over the same assertions: a large positive gap is the sign of \
+         memorization, since a model that recalls the repository's values passes the \
+         originals but not the variants, whose values differ, while a model that works the \
+         values out from the code scores alike on both.</p>\
+         <div class=\"scroll\"><table><thead><tr><th>Run</th><th class=\"num\">Assertions</th>\
+         <th class=\"num\">pass@1 original</th><th class=\"num\">pass@1 mutated</th>\
+         <th class=\"num\">Gap (points)</th><th>Verdict</th></tr></thead><tbody>",
+    );
+    let mut one_sided = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let Some(m) = &r.memorization else { continue };
+        let verdict = if m.gap.low > 0.0 {
+            "higher on the originals, beyond the uncertainty: a sign of memorization"
+        } else if m.gap.high < 0.0 {
+            "higher on the variants, beyond the uncertainty: no sign of memorization"
+        } else {
+            "no clear gap (the interval holds zero)"
+        };
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><b>{}</b></td>\
+             <td class=\"num\">{}</td>\
+             <td class=\"num\">{}<span class=\"ci\">{} tasks</span></td>\
+             <td class=\"num\">{}<span class=\"ci\">{} tasks</span></td>\
+             <td class=\"num\"><span class=\"big\">{:+.1}</span><span class=\"ci\">CI \
+             {:+.1} to {:+.1}</span></td><td>{verdict}</td></tr>",
+            svg::run_colour(i),
+            escape(&r.data.name),
+            m.assertions,
+            pct(m.original),
+            m.original_tasks,
+            pct(m.mutated),
+            m.mutated_tasks,
+            m.gap.value * 100.0,
+            m.gap.low * 100.0,
+            m.gap.high * 100.0,
+        );
+        if m.one_sided > 0 {
+            one_sided.push(format!("{} ({})", escape(&r.data.name), m.one_sided));
+        }
+    }
+    h.push_str("</tbody></table></div>");
+    h.push_str(
+        "<p class=\"note\">Over the assertions of which the run scored both an original and a \
+         mutated task; each side is the mean pass@1 of those assertions' tasks on that \
+         program. The 95% interval resamples whole assertions, as the tasks of one assertion \
+         share its test and code.</p>",
+    );
+    if !one_sided.is_empty() {
+        let _ = write!(
+            h,
+            "<p class=\"note\">Assertions scored on one program only, left out of the gap: {}.</p>",
+            one_sided.join(", ")
+        );
     }
     h.push_str("</section>");
 }
@@ -936,7 +1066,7 @@ fn failures(h: &mut String, runs: &[RunReport]) {
     h.push_str("</section>");
 }
 
-fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
+fn method(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta) {
     let _ = write!(
         h,
         "<section id=\"method\"><h2>Method</h2>\
@@ -952,12 +1082,19 @@ fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
          the group's tasks with replacement (seed {}, so the report is reproducible). The gap \
          before and after the cutoff has an interval of its own: each window's tasks are \
          resampled apart and the difference of the two means taken each time; a gap counts \
-         as real when that whole interval is above zero.</p>\
+         as real when that whole interval is above zero.{}</p>\
          <p class=\"note\"><b>Difficulty.</b> {}</p></section>",
         dataset.tasks.len(),
         dataset.invalid,
         meta.resamples,
         meta.seed,
+        if has_memorization(runs) {
+            " The memorization gap resamples assertions instead: each round draws as many \
+             assertions as there are, with replacement, pools the pass@1 of their original \
+             tasks and of their mutated tasks, and takes the difference."
+        } else {
+            ""
+        },
         match dataset.difficulty_source {
             DifficultySource::Slices =>
                 "Tertiles of the mean normalized rank of ESV, MCL and DFI from the slices table.",
@@ -972,7 +1109,7 @@ fn method(h: &mut String, dataset: &Dataset, meta: &Meta) {
 mod tests {
     use super::*;
     use crate::data::{Outcome, TaskInfo};
-    use crate::scores::{family_scores, score_run};
+    use crate::scores::{family_scores, memorization_gap, score_run};
 
     fn dataset() -> Dataset {
         let task = |id: &str, repo: &str| TaskInfo {
@@ -980,6 +1117,7 @@ mod tests {
             family: "function".parse().unwrap(),
             class: Some(schemas::FunctionClass::SelfContained),
             level: None,
+            assertion: None,
             repo: repo.into(),
             difficulty: "low (proxy)".into(),
             window: Some("after_cutoff".into()),
@@ -1025,12 +1163,14 @@ mod tests {
                     scores: &sa,
                     families: &fa,
                     gap: None,
+                    memorization: None,
                 },
                 RunReport {
                     data: &b,
                     scores: &sb,
                     families: &fb,
                     gap: None,
+                    memorization: None,
                 },
             ],
             &Meta {
@@ -1056,6 +1196,9 @@ mod tests {
             html.contains("id=\"family-function\"") && html.contains("<code>self_contained</code>")
         );
         assert!(!html.contains("Completion tasks"));
+        // No assertion tasks: nothing of them, no memorization section or link.
+        assert!(!html.contains("ssertion") && !html.contains("emorization"));
+        assert!(html.contains("in each of its splits (function tasks by class)"));
     }
 
     #[test]
@@ -1070,6 +1213,7 @@ mod tests {
                 family: schemas::Family::Completion,
                 class: None,
                 level: Some(level),
+                assertion: None,
                 repo: "plain".into(),
                 difficulty: "unknown (proxy)".into(),
                 window: Some("after_cutoff".into()),
@@ -1088,6 +1232,7 @@ mod tests {
                 scores: &sa,
                 families: &fa,
                 gap: None,
+                memorization: None,
             }],
             &Meta {
                 resamples: 50,
@@ -1105,5 +1250,115 @@ mod tests {
             table.contains("<td>all</td><td class=\"num\">2 / 2</td><td class=\"num\"><span class=\"big\">50.0%</span>"),
             "{table}"
         );
+    }
+
+    /// The dataset of [`dataset`] with the assertion tasks of one assertion `g`: its
+    /// original `a0` and two variants `a1`, `a2` in the value form, and `a3` (original)
+    /// and `a4` (mutated) in the verify form.
+    fn with_assertions() -> Dataset {
+        let mut ds = dataset();
+        for (id, form, mutated) in [
+            ("a0", schemas::AssertionForm::Value, false),
+            ("a1", schemas::AssertionForm::Value, true),
+            ("a2", schemas::AssertionForm::Value, true),
+            ("a3", schemas::AssertionForm::Verify, false),
+            ("a4", schemas::AssertionForm::Verify, true),
+        ] {
+            ds.tasks.push(TaskInfo {
+                task_id: id.into(),
+                family: schemas::Family::Assertion,
+                class: None,
+                level: None,
+                assertion: Some(crate::data::AssertionInfo {
+                    group_id: "g".into(),
+                    form,
+                    mutated,
+                }),
+                repo: "plain".into(),
+                difficulty: "unknown (proxy)".into(),
+                window: Some("after_cutoff".into()),
+                quarter: "unknown".into(),
+            });
+        }
+        ds
+    }
+
+    fn render_one(ds: &Dataset, a: &RunData) -> String {
+        let sa = score_run(ds, a, 50, 0);
+        let fa = family_scores(ds, a, 50, 0);
+        render(
+            ds,
+            &[RunReport {
+                data: a,
+                scores: &sa,
+                families: &fa,
+                gap: None,
+                memorization: memorization_gap(ds, a, 50, 0),
+            }],
+            &Meta {
+                resamples: 50,
+                seed: 0,
+            },
+        )
+    }
+
+    #[test]
+    fn assertion_tasks_by_form_and_program_and_the_memorization_gap() {
+        let ds = with_assertions();
+        // Right on the originals, wrong on the variants.
+        let mut a = run("oracle", 1);
+        for (id, c) in [("a0", 1), ("a1", 0), ("a2", 0), ("a3", 1), ("a4", 0)] {
+            a.outcomes.insert(id.into(), Outcome { n: 1, c });
+        }
+        let html = render_one(&ds, &a);
+        let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle}"));
+        assert!(html.contains("Assertion tasks"));
+        let table = &html[at("id=\"family-assertion\"")..];
+        // 2 of 5 pass; the value form 1 of 3, the verify form 1 of 2.
+        assert!(
+            table.contains("<td>all</td><td class=\"num\">5 / 5</td><td class=\"num\"><span class=\"big\">40.0%</span>"),
+            "{table}"
+        );
+        assert!(table.contains("<td>form <code>value</code></td><td class=\"num\">3</td><td class=\"num\"><span class=\"big\">33.3%</span>"));
+        assert!(table.contains("<td>form <code>verify</code></td><td class=\"num\">2</td><td class=\"num\"><span class=\"big\">50.0%</span>"));
+        assert!(table.contains("<td>program <code>original</code></td><td class=\"num\">2</td><td class=\"num\"><span class=\"big\">100.0%</span>"));
+        assert!(table.contains("<td>program <code>mutated</code></td><td class=\"num\">3</td><td class=\"num\"><span class=\"big\">0.0%</span>"));
+        assert!(html.contains("pass@1 of assertion tasks by form"));
+        assert!(html.contains("pass@1 of assertion tasks by program"));
+        // The gap section, its link and its sentence.
+        assert!(html.contains("<a href=\"#memorization\">Memorization gap</a>"));
+        let section = &html[at("<section id=\"memorization\">")..];
+        let section = &section[..section.find("</section>").unwrap()];
+        assert!(section.contains("a large positive gap is the sign of memorization"));
+        assert!(
+            section.contains("<span class=\"big\">+100.0</span>"),
+            "{section}"
+        );
+        assert!(section.contains("a sign of memorization"), "{section}");
+        assert!(html.contains("The memorization gap resamples assertions"));
+        assert!(at("id=\"families\"") < at("id=\"memorization\""));
+    }
+
+    #[test]
+    fn no_memorization_section_without_a_gap() {
+        let ds = with_assertions();
+        // An even run: a gap of zero, shown.
+        let mut a = run("even", 1);
+        for id in ["a0", "a1", "a2", "a3", "a4"] {
+            a.outcomes.insert(id.into(), Outcome { n: 2, c: 1 });
+        }
+        let html = render_one(&ds, &a);
+        assert!(html.contains("<span class=\"big\">+0.0</span>"));
+        assert!(html.contains("no clear gap"));
+        // A run that scored no assertion task: no section, no link, no method note.
+        let html = render_one(&ds, &run("functions-only", 1));
+        assert!(!html.contains("id=\"memorization\"") && !html.contains("#memorization"));
+        assert!(!html.contains("The memorization gap"));
+        // Only the originals scored: no gap either.
+        let mut a = run("originals", 1);
+        for id in ["a0", "a3"] {
+            a.outcomes.insert(id.into(), Outcome { n: 1, c: 1 });
+        }
+        assert!(!render_one(&ds, &a).contains("id=\"memorization\""));
     }
 }

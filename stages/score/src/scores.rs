@@ -2,10 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use schemas::{Breakdown, Family, FunctionClass, Score, SpanKind};
+use schemas::{AssertionForm, Breakdown, Family, FunctionClass, Score, SpanKind};
 
-use crate::data::{Dataset, Outcome, RunData, TaskInfo};
-use crate::estimate::{bootstrap, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64};
+use crate::data::{AssertionInfo, Dataset, Outcome, RunData, TaskInfo};
+use crate::estimate::{
+    bootstrap, bootstrap_statistic, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64,
+};
 
 /// The breakdowns, in the order rows and report sections follow.
 pub const BREAKDOWNS: &[Breakdown] = Breakdown::ALL;
@@ -25,6 +27,8 @@ pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
             Family::Completion => t.level.map(SpanKind::as_str),
             Family::Function | Family::Assertion => None,
         },
+        Breakdown::Form => Split::Form.key(t),
+        Breakdown::Program => Split::Program.key(t),
     }
 }
 
@@ -35,6 +39,8 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
         Breakdown::Family => Family::TEXTS,
         Breakdown::Class => FunctionClass::TEXTS,
         Breakdown::Level => SpanKind::TEXTS,
+        Breakdown::Form => AssertionForm::TEXTS,
+        Breakdown::Program => PROGRAMS,
         Breakdown::Difficulty => &["low", "medium", "high", "unknown"],
         Breakdown::Window => &["before_cutoff", "after_cutoff", "unknown"],
         // By name: for the quarter, `2025Q4` before `2026Q1`, `unknown` last.
@@ -171,40 +177,81 @@ pub fn score_run(dataset: &Dataset, run: &RunData, resamples: usize, seed: u64) 
     rows
 }
 
-/// The level of a task within its family: the syntax level of a completion task's masked
-/// span (`expression`, `statement`, `block`, `function`), the class of a function task;
-/// `None` for families without levels.
-pub fn level_of(t: &TaskInfo) -> Option<&'static str> {
-    match t.family {
-        Family::Completion => t.level.map(SpanKind::as_str),
-        Family::Function => t.class.map(FunctionClass::as_str),
-        Family::Assertion => None,
+/// A way the tasks of one family are split beside the family's `all`: function tasks by
+/// class, completion tasks by level (the syntax level of the masked span), assertion tasks
+/// by form and by program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Split {
+    /// A function task's class (`self_contained`, ...): the `class` breakdown.
+    Class,
+    /// A completion task's span kind (`expression`, ..., `function`): the `level` breakdown.
+    Level,
+    /// An assertion task's form: `value` (predict the subject) or `verify` (does the shown
+    /// assertion hold?).
+    Form,
+    /// The program an assertion task is posed on: `original` or `mutated`.
+    Program,
+}
+
+/// The programs of assertion tasks, in their order.
+pub const PROGRAMS: &[&str] = &["original", "mutated"];
+
+impl Split {
+    /// The split's name (in the summary, the report, and the seed of its groups' intervals:
+    /// the name of the breakdown whose rows they are, for `class` and `level`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Class => "class",
+            Split::Level => "level",
+            Split::Form => "form",
+            Split::Program => "program",
+        }
+    }
+
+    /// The splits of a family, in the order they are shown.
+    pub fn of(family: Family) -> &'static [Split] {
+        match family {
+            Family::Function => &[Split::Class],
+            Family::Completion => &[Split::Level],
+            Family::Assertion => &[Split::Form, Split::Program],
+        }
+    }
+
+    /// The group of a task in this split; `None` when it does not apply to the task.
+    pub fn key(self, t: &TaskInfo) -> Option<&'static str> {
+        match self {
+            Split::Class => t.class.map(FunctionClass::as_str),
+            Split::Level => t.level.map(SpanKind::as_str),
+            Split::Form => t.assertion.as_ref().map(|a| a.form.as_str()),
+            Split::Program => t.assertion.as_ref().map(AssertionInfo::program),
+        }
+    }
+
+    /// Sort key of a group within the split: the contract's order (expression before
+    /// function, self-contained before weakly, value before verify, original before
+    /// mutated), then by name.
+    pub fn rank(self, key: &str) -> (usize, String) {
+        let fixed: &[&str] = match self {
+            Split::Class => FunctionClass::TEXTS,
+            Split::Level => SpanKind::TEXTS,
+            Split::Form => AssertionForm::TEXTS,
+            Split::Program => PROGRAMS,
+        };
+        let pos = fixed.iter().position(|f| *f == key).unwrap_or(fixed.len());
+        (pos, key.to_string())
     }
 }
 
-/// Sort key of a level within its family: the contract's order (expression before
-/// function, self-contained before weakly), then by name.
-pub fn level_rank(family: Family, key: &str) -> (usize, String) {
-    let fixed: &[&str] = match family {
-        Family::Completion => SpanKind::TEXTS,
-        Family::Function => FunctionClass::TEXTS,
-        Family::Assertion => &[],
-    };
-    let pos = fixed.iter().position(|f| *f == key).unwrap_or(fixed.len());
-    (pos, key.to_string())
-}
-
-/// What levels are called in a family (`None` when it has none).
-pub fn level_name(family: Family) -> Option<&'static str> {
-    match family {
-        Family::Completion => Some("level"),
-        Family::Function => Some("class"),
-        Family::Assertion => None,
-    }
+/// A run's results in one split of a family.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitScores {
+    pub split: Split,
+    /// The groups with scored tasks, in [`Split::rank`] order.
+    pub groups: Vec<GroupScore>,
 }
 
 /// A run's results for one task family: over all its tasks (`all`, the same figures as
-/// the `family` breakdown's row) and by level ([`level_of`]).
+/// the `family` breakdown's row) and in each of its splits ([`Split::of`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FamilyScores {
     pub family: Family,
@@ -212,14 +259,16 @@ pub struct FamilyScores {
     pub valid: usize,
     /// Over the family's scored tasks; `None` when the run scored none.
     pub all: Option<GroupScore>,
-    /// By level, in [`level_rank`] order (completion: by span kind; function: by class).
-    pub levels: Vec<GroupScore>,
+    /// One per split of the family, in [`Split::of`] order (completion: by span kind;
+    /// function: by class; assertion: by form, then by program).
+    pub splits: Vec<SplitScores>,
 }
 
 /// The results of a run per task family present among the dataset's valid tasks, in the
 /// contract's order of families. `all` is seeded as the `family` breakdown is (so it is
-/// that row); each level as its breakdown's row is (`level` for completion tasks, `class`
-/// for function tasks), so the levels are those rows of `scores` too.
+/// that row); each split's groups as the breakdown of the split's name is (`level` for
+/// completion tasks, `class` for function tasks), so the levels and classes are those rows
+/// of `scores` too.
 pub fn family_scores(
     dataset: &Dataset,
     run: &RunData,
@@ -241,32 +290,114 @@ pub fn family_scores(
         )
         .into_iter()
         .next();
-        let levels = score_groups(
-            dataset,
-            run,
-            |t| {
-                (t.family == family)
-                    .then(|| level_of(t))
-                    .flatten()
-                    .map(|key| level_rank(family, key))
-            },
-            |key| {
-                let breakdown = match family {
-                    Family::Function => Breakdown::Class,
-                    Family::Completion | Family::Assertion => Breakdown::Level,
-                };
-                seed ^ fnv1a(&[breakdown.as_str(), key])
-            },
-            resamples,
-        );
+        let splits = Split::of(family)
+            .iter()
+            .map(|&split| SplitScores {
+                split,
+                groups: score_groups(
+                    dataset,
+                    run,
+                    |t| {
+                        (t.family == family)
+                            .then(|| split.key(t))
+                            .flatten()
+                            .map(|key| split.rank(key))
+                    },
+                    |key| seed ^ fnv1a(&[split.name(), key]),
+                    resamples,
+                ),
+            })
+            .collect();
         out.push(FamilyScores {
             family,
             valid,
             all,
-            levels,
+            splits,
         });
     }
     out
+}
+
+/// A run's memorization gap on assertion tasks ([`memorization_gap`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemorizationGap {
+    /// pass@1 on the original tasks minus pass@1 on the mutated tasks, with the 95%
+    /// bootstrap interval over assertions.
+    pub gap: Estimate,
+    /// pass@1 on the original tasks of these assertions.
+    pub original: f64,
+    /// pass@1 on their mutated tasks.
+    pub mutated: f64,
+    /// Assertions (`group_id`s) with both original and mutated tasks scored.
+    pub assertions: usize,
+    /// Their scored original tasks.
+    pub original_tasks: usize,
+    /// Their scored mutated tasks.
+    pub mutated_tasks: usize,
+    /// Assertions with scored tasks on one program only, left out of the gap.
+    pub one_sided: usize,
+}
+
+/// The memorization gap of a run: pass@1 on the assertion tasks posed on the original
+/// program minus pass@1 on those posed on mutated variants of it. A model that recalls the
+/// repository's values rather than working them out passes the originals (whose values it
+/// may have seen) but not the variants (whose values differ), so a large positive gap is
+/// the sign of memorization; a model that reasons scores alike on both.
+///
+/// Over the assertions (`group_id`) of which the run scored at least one original and one
+/// mutated task, so that both sides hold the same assertions. The figures are pooled over
+/// tasks: the original side is the mean pass@1 of those assertions' original tasks, the
+/// mutated side that of their mutated tasks. The 95% interval resamples whole assertions
+/// ([`bootstrap_statistic`] with each assertion's sums and counts of pass@1 per side), not
+/// tasks: the tasks of one assertion share its test, code and value, so they are not
+/// independent draws, and resampling them apart would make the interval too narrow.
+/// Seeded from `seed` alone, so two runs on the same tasks are resampled alike. `None`
+/// when no assertion has both sides scored.
+pub fn memorization_gap(
+    dataset: &Dataset,
+    run: &RunData,
+    resamples: usize,
+    seed: u64,
+) -> Option<MemorizationGap> {
+    // Per assertion: pass@1 summed and tasks counted, on the original and on the mutated.
+    let mut sides: BTreeMap<&str, [f64; 4]> = BTreeMap::new();
+    for t in &dataset.tasks {
+        let (Some(a), Some(o)) = (&t.assertion, run.outcomes.get(&t.task_id)) else {
+            continue;
+        };
+        let Some(p) = pass_at_k(o.n, o.c, 1) else {
+            continue;
+        };
+        let at = if a.mutated { 2 } else { 0 };
+        let side = sides.entry(a.group_id.as_str()).or_insert([0.0; 4]);
+        side[at] += p;
+        side[at + 1] += 1.0;
+    }
+    let total = sides.len();
+    let both: Vec<[f64; 4]> = sides
+        .into_values()
+        .filter(|s| s[1] > 0.0 && s[3] > 0.0)
+        .collect();
+    if both.is_empty() {
+        return None;
+    }
+    let per_unit: Vec<Vec<f64>> = (0..4)
+        .map(|j| both.iter().map(|s| s[j]).collect())
+        .collect();
+    let sum = |j: usize| per_unit[j].iter().sum::<f64>();
+    let mut rng = SplitMix64::new(seed ^ fnv1a(&["memorization", "gap"]));
+    let gap = bootstrap_statistic(&per_unit, resamples, &mut rng, |m| {
+        m[0] / m[1] - m[2] / m[3]
+    });
+    Some(MemorizationGap {
+        gap,
+        original: sum(0) / sum(1),
+        mutated: sum(2) / sum(3),
+        assertions: both.len(),
+        original_tasks: sum(1) as usize,
+        mutated_tasks: sum(3) as usize,
+        one_sided: total - both.len(),
+    })
 }
 
 /// pass@1 before the cutoff minus pass@1 after it, with the 95% bootstrap interval of that
@@ -332,6 +463,7 @@ mod tests {
             family: family.parse().unwrap(),
             class: (family == "function").then_some(schemas::FunctionClass::SelfContained),
             level: (family == "completion").then_some(SpanKind::Statement),
+            assertion: None,
             repo: repo.into(),
             difficulty: difficulty.into(),
             window: None,
@@ -477,15 +609,18 @@ mod tests {
         );
         // Levels in the contract's order: expression (c1, c3), statement (c4, unscored:
         // absent), function (c2).
-        let levels: Vec<(&str, i64, f64)> = completion
-            .levels
+        assert_eq!(completion.splits.len(), 1);
+        assert_eq!(completion.splits[0].split, Split::Level);
+        let levels: Vec<(&str, i64, f64)> = completion.splits[0]
+            .groups
             .iter()
             .map(|g| (g.key.as_str(), g.tasks, g.at(1).unwrap().value))
             .collect();
         assert_eq!(levels, [("expression", 2, 0.75), ("function", 1, 0.0)]);
         // Function tasks are levelled by class.
-        assert_eq!(fams[0].levels.len(), 1);
-        assert_eq!(fams[0].levels[0].key, "self_contained");
+        assert_eq!(fams[0].splits[0].split, Split::Class);
+        assert_eq!(fams[0].splits[0].groups.len(), 1);
+        assert_eq!(fams[0].splits[0].groups[0].key, "self_contained");
         // A dataset without completion tasks has no completion family.
         let only_functions = Dataset {
             tasks: ds.tasks[..2].to_vec(),
@@ -496,7 +631,206 @@ mod tests {
         assert_eq!(fams[0].family, Family::Function);
         // A run that scored no completion task still lists the family, with nothing in it.
         let fams = family_scores(&ds, &run(&[("f1", 1, 1)]), 200, 0);
-        assert!(fams[1].all.is_none() && fams[1].levels.is_empty());
+        assert!(fams[1].all.is_none() && fams[1].splits[0].groups.is_empty());
+    }
+
+    /// A split's groups: (key, tasks, pass@1).
+    type Groups<'a> = Vec<(&'a str, i64, f64)>;
+
+    /// An assertion task of assertion `group`, in `form`, on the original program or a
+    /// mutated one.
+    fn assertion(id: &str, group: &str, form: AssertionForm, mutated: bool) -> TaskInfo {
+        TaskInfo {
+            family: Family::Assertion,
+            class: None,
+            level: None,
+            assertion: Some(AssertionInfo {
+                group_id: group.into(),
+                form,
+                mutated,
+            }),
+            ..task(id, "assertion", "r1", "low")
+        }
+    }
+
+    fn dataset_of(tasks: Vec<TaskInfo>) -> Dataset {
+        Dataset {
+            tasks,
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        }
+    }
+
+    /// Three assertions g1..g3, each with an original and two mutated tasks in the value
+    /// form, and g1 also both in the verify form: `a1o`, `a1m1`, `a1m2`, `a1ov`, `a1mv`, ...
+    fn assertions() -> Dataset {
+        let mut tasks = Vec::new();
+        for g in 1..=3 {
+            let group = format!("g{g}");
+            tasks.push(assertion(
+                &format!("a{g}o"),
+                &group,
+                AssertionForm::Value,
+                false,
+            ));
+            for m in 1..=2 {
+                tasks.push(assertion(
+                    &format!("a{g}m{m}"),
+                    &group,
+                    AssertionForm::Value,
+                    true,
+                ));
+            }
+        }
+        tasks.push(assertion("a1ov", "g1", AssertionForm::Verify, false));
+        tasks.push(assertion("a1mv", "g1", AssertionForm::Verify, true));
+        dataset_of(tasks)
+    }
+
+    /// Every task of `ds` with `n` samples; `c(task)` of them pass.
+    fn run_of(ds: &Dataset, n: u32, c: impl Fn(&TaskInfo) -> u32) -> RunData {
+        let outcomes: Vec<(String, u32, u32)> = ds
+            .tasks
+            .iter()
+            .map(|t| (t.task_id.clone(), n, c(t)))
+            .collect();
+        let borrowed: Vec<(&str, u32, u32)> = outcomes
+            .iter()
+            .map(|(id, n, c)| (id.as_str(), *n, *c))
+            .collect();
+        run(&borrowed)
+    }
+
+    fn mutated(t: &TaskInfo) -> bool {
+        t.assertion.as_ref().is_some_and(|a| a.mutated)
+    }
+
+    #[test]
+    fn the_memorization_gap_of_a_run_that_recalls_the_originals_is_one() {
+        let ds = assertions();
+        // Right on every original, wrong on every variant.
+        let r = run_of(&ds, 1, |t| u32::from(!mutated(t)));
+        let g = memorization_gap(&ds, &r, 500, 0).unwrap();
+        assert_eq!((g.gap.value, g.gap.low, g.gap.high), (1.0, 1.0, 1.0));
+        assert_eq!((g.original, g.mutated), (1.0, 0.0));
+        assert_eq!((g.assertions, g.original_tasks, g.mutated_tasks), (3, 4, 7));
+        assert_eq!(g.one_sided, 0);
+        // The reverse: -1.
+        let r = run_of(&ds, 1, |t| u32::from(mutated(t)));
+        let g = memorization_gap(&ds, &r, 500, 0).unwrap();
+        assert_eq!((g.gap.value, g.gap.low, g.gap.high), (-1.0, -1.0, -1.0));
+    }
+
+    #[test]
+    fn the_memorization_gap_of_an_even_run_is_zero() {
+        let ds = assertions();
+        // Every task passes one of its two samples, original or not.
+        let g = memorization_gap(&ds, &run_of(&ds, 2, |_| 1), 500, 0).unwrap();
+        assert_eq!((g.gap.value, g.gap.low, g.gap.high), (0.0, 0.0, 0.0));
+        assert_eq!((g.original, g.mutated), (0.5, 0.5));
+        // All right, all wrong: no gap either.
+        for c in [0, 2] {
+            let g = memorization_gap(&ds, &run_of(&ds, 2, |_| c), 500, 0).unwrap();
+            assert_eq!((g.gap.value, g.original), (0.0, f64::from(c) / 2.0));
+        }
+    }
+
+    #[test]
+    fn the_memorization_gap_is_pooled_over_tasks_and_resampled_by_assertion() {
+        let ds = assertions();
+        // g1: originals a1o 1, a1ov 0; variants a1m1 1, a1m2 0, a1mv 0.
+        // g2: original 1; variants 1, 1. g3: original 0; variants 0, 0.
+        let pass = ["a1o", "a1m1", "a2o", "a2m1", "a2m2"];
+        let r = run_of(&ds, 1, |t| u32::from(pass.contains(&t.task_id.as_str())));
+        let g = memorization_gap(&ds, &r, 2000, 0).unwrap();
+        // Originals 2 of 4, variants 3 of 7: 1/2 - 3/7 = 1/14.
+        assert!((g.original - 0.5).abs() < 1e-12);
+        assert!((g.mutated - 3.0 / 7.0).abs() < 1e-12);
+        assert!((g.gap.value - 1.0 / 14.0).abs() < 1e-12, "{:?}", g.gap);
+        assert!(g.gap.low <= g.gap.value && g.gap.value <= g.gap.high);
+        // Each resample draws three whole assertions; worked out for every mix, the gap
+        // runs from 0 (g2 and g3 only: their sides are equal) to 1/6 (g1 three times:
+        // 1/2 - 1/3), so the interval lies within [0, 1/6]. Drawing tasks one by one
+        // could part an assertion's sides and go below 0.
+        assert!(
+            g.gap.low >= -1e-12 && g.gap.high <= 1.0 / 6.0 + 1e-12,
+            "{:?}",
+            g.gap
+        );
+        // Deterministic for a seed.
+        assert_eq!(Some(g), memorization_gap(&ds, &r, 2000, 0));
+    }
+
+    #[test]
+    fn the_memorization_gap_needs_both_programs_of_an_assertion() {
+        let ds = assertions();
+        // g3's variants were not run: g3 is left out, and counted as one-sided.
+        let outcomes: Vec<(&str, u32, u32)> = ds
+            .tasks
+            .iter()
+            .filter(|t| !(t.task_id.starts_with("a3m")))
+            .map(|t| (t.task_id.as_str(), 1, u32::from(!mutated(t))))
+            .collect();
+        let g = memorization_gap(&ds, &run(&outcomes), 200, 0).unwrap();
+        assert_eq!((g.assertions, g.one_sided, g.original_tasks), (2, 1, 3));
+        // Only originals, or no assertion task at all: no gap.
+        let originals: Vec<(&str, u32, u32)> = ds
+            .tasks
+            .iter()
+            .filter(|t| !mutated(t))
+            .map(|t| (t.task_id.as_str(), 1, 1))
+            .collect();
+        assert!(memorization_gap(&ds, &run(&originals), 200, 0).is_none());
+        let functions = dataset_of(vec![task("f", "function", "r1", "low")]);
+        assert!(memorization_gap(&functions, &run(&[("f", 1, 1)]), 200, 0).is_none());
+    }
+
+    #[test]
+    fn assertion_tasks_by_form_and_by_program() {
+        let ds = assertions();
+        let pass = ["a1o", "a1m1", "a2o", "a2m1", "a2m2", "a1mv"];
+        let r = run_of(&ds, 1, |t| u32::from(pass.contains(&t.task_id.as_str())));
+        let fams = family_scores(&ds, &r, 200, 0);
+        assert_eq!(fams.len(), 1);
+        let f = &fams[0];
+        assert_eq!((f.family, f.valid), (Family::Assertion, 11));
+        // 6 of 11 pass.
+        let all = f.all.as_ref().unwrap();
+        assert!((all.at(1).unwrap().value - 6.0 / 11.0).abs() < 1e-12);
+        let splits: Vec<(Split, Groups)> = f
+            .splits
+            .iter()
+            .map(|s| {
+                (
+                    s.split,
+                    s.groups
+                        .iter()
+                        .map(|g| (g.key.as_str(), g.tasks, g.at(1).unwrap().value))
+                        .collect(),
+                )
+            })
+            .collect();
+        // Value form: 9 tasks, 5 pass; verify: a1ov fails, a1mv passes. Originals: a1o,
+        // a2o, a1ov pass 2 of 4; variants: a1m1, a2m1, a2m2, a1mv pass 4 of 7.
+        assert_eq!(
+            splits,
+            [
+                (
+                    Split::Form,
+                    vec![("value", 9, 5.0 / 9.0), ("verify", 2, 0.5)]
+                ),
+                (
+                    Split::Program,
+                    vec![("original", 4, 0.5), ("mutated", 7, 4.0 / 7.0)]
+                ),
+            ]
+        );
+        // Function tasks have no form and no program.
+        assert_eq!(Split::Form.key(&task("f", "function", "r1", "low")), None);
+        let mut keys = vec!["mutated", "original"];
+        keys.sort_by_key(|k| Split::Program.rank(k));
+        assert_eq!(keys, ["original", "mutated"]);
     }
 
     #[test]

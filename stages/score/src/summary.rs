@@ -1,13 +1,15 @@
 //! The summary printed on stdout: per run, pass@1 and pass@k (the largest k the group has)
 //! with their 95% intervals, over all tasks and per task family, and within each family by
-//! level (completion tasks by the syntax level of the masked span, function tasks by
-//! class). A plain aligned text table, one line per run and group.
+//! its splits (function tasks by class, completion tasks by the syntax level of the masked
+//! span, assertion tasks by form and by program). A plain aligned text table, one line per
+//! run and group; then, when a run scored assertion tasks on both programs, a second table
+//! of each such run's memorization gap (pass@1 on original programs minus on mutated ones).
 
 use std::fmt::Write as _;
 
 use crate::data::{Dataset, RunData};
 use crate::estimate::Estimate;
-use crate::scores::{level_name, FamilyScores, GroupScore};
+use crate::scores::{FamilyScores, GroupScore, MemorizationGap};
 
 /// One run to summarise.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +18,9 @@ pub struct RunSummary<'a> {
     /// Over all valid tasks (the `overall` breakdown), `None` when nothing was scored.
     pub overall: Option<&'a GroupScore>,
     pub families: &'a [FamilyScores],
+    /// The memorization gap on assertion tasks, `None` without assertion tasks scored on
+    /// both programs.
+    pub memorization: Option<&'a MemorizationGap>,
 }
 
 fn cell(e: Option<Estimate>) -> String {
@@ -86,30 +91,70 @@ pub fn render(dataset: &Dataset, runs: &[RunSummary]) -> String {
                 Some(f.valid),
                 f.all.as_ref(),
             ));
-            for g in &f.levels {
-                let label = match level_name(f.family) {
-                    Some(what) => format!("{what} {}", g.key),
-                    None => g.key.clone(),
-                };
-                rows.push(line(name, f.family.as_str(), &label, None, Some(g)));
+            for split in &f.splits {
+                for g in &split.groups {
+                    let label = format!("{} {}", split.split.name(), g.key);
+                    rows.push(line(name, f.family.as_str(), &label, None, Some(g)));
+                }
             }
         }
     }
-    let mut widths = [0usize; 6];
-    for row in &rows {
+    let mut out = aligned(&rows, 3);
+    let gaps: Vec<[String; 5]> = runs
+        .iter()
+        .filter_map(|r| {
+            let m = r.memorization?;
+            let points = |x: f64| format!("{:+.1}", x * 100.0);
+            Some([
+                r.data.name.clone(),
+                format!(
+                    "{} [{}, {}]",
+                    points(m.gap.value),
+                    points(m.gap.low),
+                    points(m.gap.high)
+                ),
+                format!("{:.1}% of {}", m.original * 100.0, m.original_tasks),
+                format!("{:.1}% of {}", m.mutated * 100.0, m.mutated_tasks),
+                m.assertions.to_string(),
+            ])
+        })
+        .collect();
+    if !gaps.is_empty() {
+        out.push_str(
+            "\nmemorization gap: assertion tasks' pass@1 on the original programs minus on \
+             mutated ones, in points, 95% CI over assertions (large and positive: the model \
+             recalls the repository's values rather than working them out)\n",
+        );
+        let mut rows = vec![[
+            "run".to_string(),
+            "gap [95% CI]".to_string(),
+            "original".to_string(),
+            "mutated".to_string(),
+            "assertions".to_string(),
+        ]];
+        rows.extend(gaps);
+        out.push_str(&aligned(&rows, 1));
+    }
+    out
+}
+
+/// The rows as an aligned text table: columns from `first_figure` on to the right (counts
+/// and figures), the others to the left (names).
+fn aligned<const N: usize>(rows: &[[String; N]], first_figure: usize) -> String {
+    let mut widths = [0usize; N];
+    for row in rows {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.chars().count());
         }
     }
     let mut out = String::new();
-    for row in &rows {
+    for row in rows {
         let mut text = String::new();
         for (i, (c, w)) in row.iter().zip(widths).enumerate() {
             if i > 0 {
                 text.push_str("  ");
             }
-            // Counts and figures to the right, names to the left.
-            if i >= 3 {
+            if i >= first_figure {
                 let _ = write!(text, "{c:>w$}");
             } else {
                 let _ = write!(text, "{c:<w$}");
@@ -124,11 +169,11 @@ pub fn render(dataset: &Dataset, runs: &[RunSummary]) -> String {
 #[cfg(test)]
 mod tests {
 
-    use schemas::{Breakdown, Family, SpanKind};
+    use schemas::{AssertionForm, Breakdown, Family, SpanKind};
 
     use super::*;
-    use crate::data::{DifficultySource, TaskInfo};
-    use crate::scores::{family_scores, score_run};
+    use crate::data::{AssertionInfo, DifficultySource, TaskInfo};
+    use crate::scores::{family_scores, memorization_gap, score_run};
 
     fn task(id: &str, family: Family, level: Option<SpanKind>) -> TaskInfo {
         TaskInfo {
@@ -136,6 +181,7 @@ mod tests {
             family,
             class: (family == Family::Function).then_some(schemas::FunctionClass::SelfContained),
             level,
+            assertion: None,
             repo: "r".into(),
             difficulty: "unknown".into(),
             window: None,
@@ -151,12 +197,14 @@ mod tests {
         let families = family_scores(ds, r, 100, 0);
         let rows = score_run(ds, r, 100, 0);
         let overall = GroupScore::from_rows(&rows, Breakdown::Overall, "all");
+        let memorization = memorization_gap(ds, r, 100, 0);
         render(
             ds,
             &[RunSummary {
                 data: r,
                 overall: overall.as_ref(),
                 families: &families,
+                memorization: memorization.as_ref(),
             }],
         )
     }
@@ -198,5 +246,84 @@ mod tests {
         let text = summary(&ds, &run(&[]));
         assert!(text.contains("0 / 2"), "{text}");
         assert!(text.contains("0 / 3"), "{text}");
+    }
+
+    #[test]
+    fn assertion_tasks_by_form_and_program_and_the_memorization_gap() {
+        let assertion = |id: &str, form: AssertionForm, mutated: bool| TaskInfo {
+            assertion: Some(AssertionInfo {
+                group_id: "g".into(),
+                form,
+                mutated,
+            }),
+            ..task(id, Family::Assertion, None)
+        };
+        let ds = Dataset {
+            tasks: vec![
+                task("f1", Family::Function, None),
+                assertion("a0", AssertionForm::Value, false),
+                assertion("a1", AssertionForm::Value, true),
+                assertion("a2", AssertionForm::Value, true),
+                assertion("a3", AssertionForm::Verify, false),
+            ],
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        };
+        // Right on the originals, wrong on the variants.
+        let text = summary(
+            &ds,
+            &run(&[
+                ("f1", 1, 1),
+                ("a0", 1, 1),
+                ("a1", 1, 0),
+                ("a2", 1, 0),
+                ("a3", 1, 1),
+            ]),
+        );
+        let find = |needle: &str| {
+            text.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} in\n{text}"))
+        };
+        assert!(find("assertion  all").contains("4 / 4"), "{text}");
+        assert!(find("assertion  all").contains("50.0%"), "{text}");
+        assert!(find("form value").contains("33.3%"), "{text}");
+        assert!(find("form verify").contains("100.0%"), "{text}");
+        assert!(find("program original").contains("100.0% [100.0, 100.0]"));
+        assert!(find("program mutated").contains("0.0% [0.0, 0.0]"));
+        let at = |n: &str| text.find(n).unwrap();
+        assert!(at("form value") < at("form verify"));
+        assert!(at("form verify") < at("program original"));
+        assert!(at("program original") < at("program mutated"));
+        // The gap: 1.0 over the one assertion.
+        assert!(text.contains("memorization gap:"), "{text}");
+        let gap = text
+            .lines()
+            .skip_while(|l| !l.starts_with("memorization gap:"))
+            .find(|l| l.starts_with("oracle"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            gap.contains("+100.0 [+100.0, +100.0]")
+                && gap.contains("100.0% of 2")
+                && gap.contains("0.0% of 2")
+                && gap.ends_with(" 1"),
+            "{gap}"
+        );
+    }
+
+    #[test]
+    fn no_memorization_gap_without_assertion_tasks() {
+        let ds = Dataset {
+            tasks: vec![task("f1", Family::Function, None)],
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            cutoff: None,
+        };
+        let text = summary(&ds, &run(&[("f1", 1, 1)]));
+        assert!(
+            !text.contains("memorization") && !text.contains("assertion"),
+            "{text}"
+        );
     }
 }

@@ -525,6 +525,76 @@ fn the_summary_without_completion_tasks() {
     assert!(stdout
         .lines()
         .any(|l| l.starts_with("null") && l.contains("@3 0.0%")));
+    // Nor anything of assertion tasks and their memorization gap.
+    assert!(!stdout.contains("assertion") && !stdout.contains("memorization"));
     let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
     assert!(!html.contains("Completion tasks"));
+    assert!(!html.contains("Assertion tasks") && !html.contains("id=\"memorization\""));
+}
+
+/// Assertion tasks beside function tasks: scored in the breakdowns, by form and by program
+/// in the summary and the report, and each run's memorization gap (a run that recalls the
+/// originals has a gap of 100 points, the oracle none).
+#[test]
+fn assertion_tasks_by_form_and_program_and_the_memorization_gap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    standard(dir);
+    common::write_assertion(dir);
+    common::add_assertion_run(dir, "oracle", |_| true);
+    // `null` fails every function task; here it passes the originals only, as a model
+    // that recalls the repository's values would.
+    common::add_assertion_run(dir, "null", |id| !id.contains('m'));
+    let out = score(&["--data", d(dir), "--run", "oracle", "--run", "null"]);
+    ok(&out);
+    let rows = read_scores(dir, "null");
+    // a2o is invalid: 10 assertion tasks, 4 of them originals.
+    assert_eq!(
+        groups(&rows, "family"),
+        [("function".into(), 9), ("assertion".into(), 10)]
+    );
+    let a = get(&rows, "family", "assertion", 1);
+    assert!((a.pass_at_k - 0.4).abs() < 1e-12, "{a:?}");
+    assert!(groups(&rows, "class").iter().all(|(_, n)| *n < 10));
+
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = |run: &str, needle: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(run) && l.contains(needle))
+            .unwrap_or_else(|| panic!("{run} {needle} in\n{stdout}"))
+            .to_string()
+    };
+    assert!(
+        line("null", "assertion  all").contains("10 / 10"),
+        "{stdout}"
+    );
+    // Value form: a?o pass, a?m? fail (2 of 6); verify: a?vo pass, a?vm fail (2 of 4).
+    assert!(line("null", "form value").contains("33.3%"), "{stdout}");
+    assert!(line("null", "form verify").contains("50.0%"), "{stdout}");
+    assert!(line("null", "program original").contains("100.0% [100.0, 100.0]"));
+    assert!(line("null", "program mutated").contains("0.0% [0.0, 0.0]"));
+    assert!(line("oracle", "program mutated").contains("100.0%"));
+    // The gaps, after the table.
+    let gaps = &stdout[stdout.find("memorization gap:").expect("the gaps")..];
+    let gap = |run: &str| {
+        gaps.lines()
+            .find(|l| l.starts_with(run))
+            .unwrap_or_else(|| panic!("{run} in\n{gaps}"))
+            .to_string()
+    };
+    assert!(gap("null").contains("+100.0 [+100.0, +100.0]"), "{gaps}");
+    assert!(gap("null").contains("100.0% of 4") && gap("null").contains("0.0% of 6"));
+    assert!(gap("oracle").contains("+0.0 [+0.0, +0.0]"), "{gaps}");
+    assert!(
+        gap("oracle").trim_end().ends_with(" 2"),
+        "two assertions: {gaps}"
+    );
+
+    let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
+    assert!(html.contains("id=\"family-assertion\"") && html.contains("Assertion tasks"));
+    assert!(html.contains("pass@1 of assertion tasks by form"));
+    assert!(html.contains("pass@1 of assertion tasks by program"));
+    assert!(html.contains("<section id=\"memorization\">"));
+    assert!(html.contains("a large positive gap is the sign of memorization"));
 }

@@ -512,3 +512,126 @@ pub fn write_completion(dir: &Path) {
     ];
     schemas::write_table(dir, &files).unwrap();
 }
+
+/// An assertion task `id` of the assertion `group` of repository `repo`, in `form` (value
+/// unless `verify`), on the original program or on mutant `mutant`, its code dated `date`.
+pub fn assertion_task(
+    id: &str,
+    group: &str,
+    repo: &str,
+    verify: bool,
+    mutant: Option<&str>,
+    date: Option<(&str, CodeDateSource)>,
+) -> schemas::AssertionTask {
+    use schemas::{AssertionForm, AssertionKind, ContextSnippet};
+    let value = if mutant.is_some() { "-1" } else { "3" };
+    let shown = if verify { "3" } else { "??" };
+    schemas::AssertionTask {
+        task_id: id.into(),
+        group_id: group.into(),
+        repo_id: repo.into(),
+        test_node_id: "tests/test_mod.py::test_add".into(),
+        path: "tests/test_mod.py".into(),
+        line: 4,
+        start_byte: 45,
+        end_byte: 66,
+        kind: AssertionKind::Equal,
+        form: if verify {
+            AssertionForm::Verify
+        } else {
+            AssertionForm::Value
+        },
+        subject: "add(1, 2)".into(),
+        test_source: format!(
+            "from pkg.mod import add\n\ndef test_add():\n    assert add(1, 2) == {shown}\n"
+        ),
+        masked_assertion: format!("assert add(1, 2) == {shown}"),
+        code_context: vec![ContextSnippet {
+            path: "pkg/mod.py".into(),
+            text: if mutant.is_some() {
+                "def add(a, b):\n    return a - b\n".into()
+            } else {
+                "def add(a, b):\n    return a + b\n".into()
+            },
+            score: 1.0,
+        }],
+        context_tokens: 9,
+        context_budget: 2000,
+        mutated: mutant.is_some(),
+        mutant_id: mutant.map(str::to_string),
+        mutated_path: mutant.map(|_| "pkg/mod.py".to_string()),
+        mutated_text: mutant.map(|_| "def add(a, b):\n    return a - b\n".to_string()),
+        mutation: mutant.map(|_| "pkg/mod.py:2: a + b -> a - b".to_string()),
+        value_json: format!("{{\"t\": \"int\", \"v\": \"{value}\"}}"),
+        value_python: value.into(),
+        original_json: "{\"t\": \"int\", \"v\": \"3\"}".into(),
+        claim: verify.then(|| "3".to_string()),
+        answer: match (verify, mutant.is_some()) {
+            (true, false) => "True".into(),
+            (true, true) => "False".into(),
+            (false, _) => value.into(),
+        },
+        tests_seconds: 0.1,
+        code_date: date.and_then(|(d, _)| Timestamp::parse(d)),
+        code_date_source: date.map(|(_, s)| s),
+        after_cutoff: None,
+    }
+}
+
+/// The assertion tasks: of the MIT repository, assertion `g-add` with `a-o` (the original,
+/// value form), `a-m1` (a variant, value form), `a-m2` (a variant, not valid), `a-vo` and
+/// `a-vm` (the original and a variant in the verify form; `a-vm`'s code dated only by its
+/// release); of the GPL one `a-gpl` (valid, left out for its license).
+pub const ASSERTION_PUBLISHED: [&str; 4] = ["a-o", "a-m1", "a-vo", "a-vm"];
+
+/// Adds the assertion tasks, their validations and the MIT repository's files (unless
+/// already there) to the dataset of [`write_dataset`] in `dir`.
+pub fn write_assertion(dir: &Path) {
+    let history = Some(("2026-09-10", CodeDateSource::ReleaseHistory));
+    let tasks = vec![
+        assertion_task("a-o", "g-add", "r-mit", false, None, history),
+        assertion_task("a-m1", "g-add", "r-mit", false, Some("m1"), history),
+        assertion_task("a-m2", "g-add", "r-mit", false, Some("m2"), history),
+        assertion_task("a-vo", "g-add", "r-mit", true, None, history),
+        assertion_task(
+            "a-vm",
+            "g-add",
+            "r-mit",
+            true,
+            Some("m1"),
+            Some(("2026-10-01", CodeDateSource::ReleaseDate)),
+        ),
+        assertion_task("a-gpl", "g-gpl", "r-gpl", false, None, history),
+    ];
+    schemas::write_table(dir, &tasks).unwrap();
+    let mut validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    for t in &tasks {
+        validations.push(Validation {
+            family: Family::Assertion,
+            ..validation(&t.task_id, t.task_id != "a-m2")
+        });
+    }
+    schemas::write_table(dir, &validations).unwrap();
+    let mut files: Vec<schemas::File> = if schemas::table_exists::<schemas::File>(dir) {
+        schemas::read_table(dir).unwrap()
+    } else {
+        Vec::new()
+    };
+    for f in [
+        file("r-mit", "pkg/mod.py", "def add(a, b):\n    return a + b\n"),
+        file(
+            "r-mit",
+            "tests/test_mod.py",
+            "from pkg.mod import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        ),
+        file("r-gpl", "gpl/mod.py", "x = 1\n"),
+    ] {
+        if !files
+            .iter()
+            .any(|g| g.repo_id == f.repo_id && g.path == f.path)
+        {
+            files.push(f);
+        }
+    }
+    schemas::write_table(dir, &files).unwrap();
+}

@@ -2,9 +2,10 @@
 //!
 //! - repos `alpha` (r1) and `beta` (r2);
 //! - function tasks t1 (alpha, valid), t2 (alpha, valid), t3 (beta, found invalid), t4
-//!   (beta, rejected, never validated); a completion task c1 (beta, valid) and an assertion
-//!   task a1 (alpha, not validated); t1..t4 are functions f1..f4 (file `m.py`), c1 masks a
-//!   statement of `pkg/mod.py`, its code dated 2026-09-10;
+//!   (beta, rejected, never validated); a completion task c1 (beta, valid) and the three
+//!   assertion tasks of assertion `a1` (alpha, value form, not validated): `a1` on the
+//!   original program and `a1-m0`, `a1-m1` on two mutated variants; t1..t4 are functions
+//!   f1..f4 (file `m.py`), c1 masks a statement of `pkg/mod.py`, its code dated 2026-09-10;
 //! - slices of t1, t2 and c1 with ESV 10, 40, 100 and equal MCL and DFI: difficulty `low`,
 //!   `medium`, `high` (tertiles of the mean normalized rank, as score buckets them);
 //! - run `oracle` (model `oracle`): 2 samples of t1, t2, t3, all passing but t3's second;
@@ -17,8 +18,8 @@
 use std::path::Path;
 
 use schemas::{
-    examples, AssertionTask, AssertionVariant, Candidate, CompletionTask, Execution, FunctionTask,
-    Repo, Score, Slice, TestCase, Validation,
+    examples, AssertionForm, AssertionKind, AssertionTask, Candidate, CompletionTask,
+    ContextSnippet, Execution, FunctionTask, Repo, Score, Slice, TestCase, Validation,
 };
 
 pub fn repo(id: &str, name: &str) -> Repo {
@@ -62,27 +63,64 @@ fn completion_task(id: &str, repo: &str, tests: usize) -> CompletionTask {
     }
 }
 
-fn assertion_task(id: &str, repo: &str, variants: usize) -> AssertionTask {
-    AssertionTask {
+/// The tasks of one assertion `id` of `repo` with `variants` mutated variants, in the value
+/// form: the original (task `id`) and one task per variant (`id-m0`, `id-m1`, ...), all of
+/// group `id`.
+fn assertion_tasks(id: &str, repo: &str, variants: usize) -> Vec<AssertionTask> {
+    let original = AssertionTask {
         task_id: id.into(),
+        group_id: id.into(),
         repo_id: repo.into(),
         test_node_id: "tests/test_mod.py::test_g".into(),
         path: "tests/test_mod.py".into(),
         line: 3,
-        masked_assertion: "assert g() == ???".into(),
-        code_context: "def g():\n    return 1\n".into(),
-        expected: "1".into(),
-        variants: (0..variants)
-            .map(|i| AssertionVariant {
-                mutant_id: format!("m{i}"),
-                code: "def g():\n    return 2\n".into(),
-                expected: "2".into(),
-            })
-            .collect(),
+        start_byte: 30,
+        end_byte: 46,
+        kind: AssertionKind::Equal,
+        form: AssertionForm::Value,
+        subject: "g()".into(),
+        test_source: "def test_g():\n    assert g() == ??\n".into(),
+        masked_assertion: "assert g() == ??".into(),
+        code_context: vec![ContextSnippet {
+            path: "pkg/mod.py".into(),
+            text: "def g():\n    return 1\n".into(),
+            score: 1.0,
+        }],
+        context_tokens: 6,
+        context_budget: 2000,
+        mutated: false,
+        mutant_id: None,
+        mutated_path: None,
+        mutated_text: None,
+        mutation: None,
+        value_json: r#"{"t": "int", "v": "1"}"#.into(),
+        value_python: "1".into(),
+        original_json: r#"{"t": "int", "v": "1"}"#.into(),
+        claim: None,
+        answer: "1".into(),
+        tests_seconds: 0.1,
         code_date: None,
         code_date_source: None,
         after_cutoff: None,
-    }
+    };
+    let mutated = (0..variants).map(|i| AssertionTask {
+        task_id: format!("{id}-m{i}"),
+        code_context: vec![ContextSnippet {
+            path: "pkg/mod.py".into(),
+            text: "def g():\n    return 2\n".into(),
+            score: 1.0,
+        }],
+        mutated: true,
+        mutant_id: Some(format!("m{i}")),
+        mutated_path: Some("pkg/mod.py".into()),
+        mutated_text: Some("def g():\n    return 2\n".into()),
+        mutation: Some("pkg/mod.py:2: 1 -> 2".into()),
+        value_json: r#"{"t": "int", "v": "2"}"#.into(),
+        value_python: "2".into(),
+        answer: "2".into(),
+        ..original.clone()
+    });
+    std::iter::once(original.clone()).chain(mutated).collect()
 }
 
 fn validation(task: &str, family: &str, valid: bool) -> Validation {
@@ -211,7 +249,7 @@ pub fn write_tables(dir: &Path) {
     )
     .unwrap();
     schemas::write_table(dir, &[completion_task("c1", "r2", 2)]).unwrap();
-    schemas::write_table(dir, &[assertion_task("a1", "r1", 2)]).unwrap();
+    schemas::write_table(dir, &assertion_tasks("a1", "r1", 2)).unwrap();
     schemas::write_table(
         dir,
         &[

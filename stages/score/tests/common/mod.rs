@@ -300,3 +300,138 @@ pub fn add_completion_run(
     schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
     schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
 }
+
+/// An assertion task `id` of assertion `group` (repository `beta`, code of 2024-09), in
+/// `form`, on the original program or on mutant `mutant`.
+pub fn assertion_task(
+    id: &str,
+    group: &str,
+    form: schemas::AssertionForm,
+    mutant: Option<&str>,
+) -> schemas::AssertionTask {
+    let verify = form == schemas::AssertionForm::Verify;
+    let value = if mutant.is_some() { "4" } else { "3" };
+    schemas::AssertionTask {
+        task_id: id.into(),
+        group_id: group.into(),
+        repo_id: "r-beta".into(),
+        test_node_id: "tests/test_mod.py::test_add".into(),
+        path: "tests/test_mod.py".into(),
+        line: 4,
+        start_byte: 40,
+        end_byte: 64,
+        kind: schemas::AssertionKind::Equal,
+        form,
+        subject: "add(1, 2)".into(),
+        test_source: "def test_add():\n    assert add(1, 2) == ??\n".into(),
+        masked_assertion: if verify {
+            "assert add(1, 2) == 3".into()
+        } else {
+            "assert add(1, 2) == ??".into()
+        },
+        code_context: vec![schemas::ContextSnippet {
+            path: "pkg/mod.py".into(),
+            text: "def add(a, b):\n    return a + b\n".into(),
+            score: 1.0,
+        }],
+        context_tokens: 8,
+        context_budget: 2000,
+        mutated: mutant.is_some(),
+        mutant_id: mutant.map(str::to_string),
+        mutated_path: mutant.map(|_| "pkg/mod.py".to_string()),
+        mutated_text: mutant.map(|_| "def add(a, b):\n    return a + b + 1\n".to_string()),
+        mutation: mutant.map(|_| "pkg/mod.py:2: a + b -> a + b + 1".to_string()),
+        value_json: format!("{{\"t\": \"int\", \"v\": \"{value}\"}}"),
+        value_python: value.into(),
+        original_json: "{\"t\": \"int\", \"v\": \"3\"}".into(),
+        claim: verify.then(|| "3".to_string()),
+        answer: if verify {
+            if mutant.is_some() { "False" } else { "True" }.into()
+        } else {
+            value.into()
+        },
+        tests_seconds: 0.1,
+        code_date: Timestamp::parse("2024-09-10T00:00:00Z"),
+        code_date_source: Some(schemas::CodeDateSource::GitHistory),
+        after_cutoff: Some(true),
+    }
+}
+
+/// The assertion tasks: assertions `g0` and `g1`, each with an original (`a0o`) and two
+/// mutated tasks (`a0m0`, `a0m1`) in the value form and an original and a mutated one in
+/// the verify form (`a0vo`, `a0vm`); and `a2o`, an original of `g2`, invalid. Writes
+/// `assertion_tasks` and adds their rows to `validations`. Ids in [`ASSERTION_TASKS`].
+pub fn write_assertion(dir: &Path) {
+    use schemas::AssertionForm::{Value, Verify};
+    let mut tasks = Vec::new();
+    for g in 0..2 {
+        let group = format!("g{g}");
+        tasks.push(assertion_task(&format!("a{g}o"), &group, Value, None));
+        for m in 0..2 {
+            let mutant = format!("m{g}{m}");
+            tasks.push(assertion_task(
+                &format!("a{g}m{m}"),
+                &group,
+                Value,
+                Some(&mutant),
+            ));
+        }
+        tasks.push(assertion_task(&format!("a{g}vo"), &group, Verify, None));
+        tasks.push(assertion_task(
+            &format!("a{g}vm"),
+            &group,
+            Verify,
+            Some("m00"),
+        ));
+    }
+    tasks.push(assertion_task("a2o", "g2", Value, None));
+    schemas::write_table(dir, &tasks).unwrap();
+    let mut validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    for t in &tasks {
+        validations.push(Validation {
+            family: schemas::Family::Assertion,
+            ..examples::validation(&t.task_id, t.task_id != "a2o")
+        });
+    }
+    schemas::write_table(dir, &validations).unwrap();
+}
+
+/// The ids [`write_assertion`] writes, the invalid `a2o` last.
+pub const ASSERTION_TASKS: [&str; 11] = [
+    "a0o", "a0m0", "a0m1", "a0vo", "a0vm", "a1o", "a1m0", "a1m1", "a1vo", "a1vm", "a2o",
+];
+
+/// Adds executions of the assertion tasks to run `name`: one sample each, passing when
+/// `passes(task id)`.
+pub fn add_assertion_run(dir: &Path, name: &str, passes: impl Fn(&str) -> bool) {
+    let rdir = dir.join("runs").join(name);
+    let mut candidates: Vec<Candidate> =
+        schemas::read_table_from(&rdir.join("candidates.parquet")).unwrap();
+    let mut executions: Vec<Execution> =
+        schemas::read_table_from(&rdir.join("executions.parquet")).unwrap();
+    for id in ASSERTION_TASKS {
+        candidates.push(Candidate {
+            task_id: id.into(),
+            family: schemas::Family::Assertion,
+            sample: 0,
+            answer: Some("3".into()),
+            ..candidates[0].clone()
+        });
+        let pass = passes(id);
+        executions.push(Execution {
+            run: name.into(),
+            task_id: id.into(),
+            sample: 0,
+            status: if pass { "pass" } else { "fail" }.parse().unwrap(),
+            cases_passed: i32::from(pass),
+            cases_total: 1,
+            seconds: 0.1,
+            fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
+            detail: None,
+            isolation: "namespaces".parse().unwrap(),
+            input_hash: "h".into(),
+        });
+    }
+    schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
+    schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
+}
