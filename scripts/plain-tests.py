@@ -4,10 +4,12 @@ tests that pass there with those that pass in freshbench (`repo_tests.parquet`).
 
 The plain run of a repository is what its developer would do: a fresh virtual environment
 (uv), the project installed from its source tree with its test extras (`pip install
-.[test]`; its PEP 735 test groups and test requirement files too, when it has them), then
-`pytest` in the source tree, as the project's own configuration says. Each test's outcome
-comes from a small pytest plugin that writes one JSON line per test (the node ids are those
-freshbench records: the report's `nodeid`).
+.[test]`; its PEP 735 test groups, test requirement files, and what tox's `[testenv]`
+installs (deps, `-r` files, extras), when it has them), then `pytest` in the source tree,
+as the project's own configuration says, with `--continue-on-collection-errors` (as in
+freshbench: a test file that cannot be imported costs its own tests only). Each test's
+outcome comes from a small pytest plugin that writes one JSON line per test (the node ids
+are those freshbench records: the report's `nodeid`).
 
     python scripts/plain-tests.py --data data/real
     python scripts/plain-tests.py --data data/real --repo attrs --repo click
@@ -266,7 +268,8 @@ def source_tree(repo, cache, work):
 # ----------------------------------------------------------------------------- plain run
 
 def project_config(src):
-    """(extras, groups, requirement files) of the project that hold its test needs."""
+    """(extras, groups, requirement files, requirements) of the project that hold its test
+    needs: its test extras, groups and requirement files, and tox's test environment."""
     extras, groups, req_files = [], [], []
     pyproject = os.path.join(src, "pyproject.toml")
     doc = {}
@@ -300,7 +303,46 @@ def project_config(src):
     for r in REQ_FILES:
         if os.path.exists(os.path.join(src, r)):
             req_files.append(r)
-    return extras, groups, req_files
+    # tox is the runner many projects document: its test environment's deps, requirement
+    # files and extras are what `tox` installs (factor prefixes such as `unit:` dropped).
+    tox_extras, tox_reqs, tox_files = tox_needs(src)
+    extras += [e for e in tox_extras if normalize(e) in declared and e not in extras]
+    req_files += [r for r in tox_files if r not in req_files]
+    return extras, groups, req_files, tox_reqs
+
+
+def tox_needs(src):
+    """(extras, requirements, requirement files) of tox.ini's [testenv]."""
+    path = os.path.join(src, "tox.ini")
+    if not os.path.exists(path):
+        return [], [], []
+    import configparser
+    cp = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        cp.read(path, encoding="utf-8")
+    except configparser.Error:
+        return [], [], []
+    if not cp.has_section("testenv"):
+        return [], [], []
+    def lines(key):
+        out = []
+        for line in cp.get("testenv", key, fallback="").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if re.match(r"^[\w,{}.!-]+:\s", line):  # a factor condition: `unit: diagrams`
+                line = line.split(":", 1)[1].strip()
+            if line:
+                out.append(line)
+        return out
+    extras = [e.strip() for line in lines("extras") for e in line.split(",") if e.strip()]
+    reqs, files = [], []
+    for line in lines("deps"):
+        if line.startswith("-r"):
+            f = line[2:].strip()
+            if "{" not in f and os.path.exists(os.path.join(src, f)):
+                files.append(f)
+        elif not line.startswith("-") and "{" not in line:
+            reqs.append(line)
+    return extras, reqs, files
 
 
 def run(cmd, cwd, logf, timeout, env=None):
@@ -334,14 +376,16 @@ def plain_run(repo, args, uv, python):
             if run([uv, "venv", "-q", "--no-config", "--python", python, venv], work, logf, 300, env):
                 raise RuntimeError("uv venv failed")
             vpy = os.path.join(venv, "bin", "python")
-            extras, groups, req_files = project_config(src)
+            extras, groups, req_files, reqs = project_config(src)
             target = "." + (f"[{','.join(extras)}]" if extras else "")
             cmd = [uv, "pip", "install", "--no-config", "-q", "--python", vpy, target]
             for g in groups:
                 cmd += ["--group", g]
             for r in req_files:
                 cmd += ["-r", r]
-            out["install"] = {"extras": extras, "groups": groups, "requirement_files": req_files}
+            cmd += reqs
+            out["install"] = {"extras": extras, "groups": groups, "requirement_files": req_files,
+                              "requirements": reqs}
             if run(cmd, src, logf, args.timeout, env):
                 # The project's own build may need what the index lacks: the release's
                 # published wheel holds the same code (a developer could install it so).
@@ -368,7 +412,10 @@ def plain_run(repo, args, uv, python):
             penv.pop("PYTHONPATH", None)
             penv.update(PYTHONPATH=plugin_dir, PLAIN_TESTS_OUT=report, PYTHONDONTWRITEBYTECODE="1")
             pytest_cmd = [os.path.join(venv, "bin", "pytest"), "-p", "plain_tests_report",
-                          "-p", "no:cacheprovider", "-q", "-rA"] + list(args.pytest_arg or [])
+                          "-p", "no:cacheprovider", "-q", "-rA",
+                          # As freshbench does: a test file that cannot be imported is
+                          # that file's error, not the end of the run.
+                          "--continue-on-collection-errors"] + list(args.pytest_arg or [])
             t0 = time.time()
             try:
                 rc = run(pytest_cmd, src, logf, args.timeout, penv)
