@@ -147,6 +147,10 @@ table! {
         pub answer: String,
         /// The test's seconds in `repo_tests` (what judging a non-literal answer costs).
         pub tests_seconds: f64,
+        /// Wall-clock seconds mask spent recording this assertion: its share of the
+        /// recording run of its test file, and the mutant runs tried for it (the same for
+        /// every task of the assertion; records when it ran).
+        pub record_seconds: f64,
         /// The newest `code_date` of the repository code in `code_context`.
         pub code_date: Option<Timestamp>,
         /// Where `code_date` comes from.

@@ -330,8 +330,11 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
 }
 
 /// The repositories to run: those named (by name, repo id or spec), else every one with
-/// status ok, in table order.
-fn select<'a>(repos: &'a [Repo], names: &[String]) -> anyhow::Result<Vec<&'a Repo>> {
+/// status ok, in table order (`--repo` of execute and mask).
+///
+/// # Errors
+/// A name that is no repository, or one crawl did not record as ok.
+pub fn select<'a>(repos: &'a [Repo], names: &[String]) -> anyhow::Result<Vec<&'a Repo>> {
     if names.is_empty() {
         return Ok(repos
             .iter()

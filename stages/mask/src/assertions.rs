@@ -11,9 +11,10 @@
 //!    its value reads the same in every process (no `at 0x` address in a `repr`), and the
 //!    value is not `None` (the `null` answer) — `raises`: an exception was raised.
 //! 3. Up to `--assertions-per-repo` kept assertions. For each, mutants (the `mutants`
-//!    library) of the repository functions its test executed, on executed lines, the
-//!    functions ranked by how many of their lines ran; up to `--assertion-mutants` of them
-//!    in a seeded order, each run with the test, until `--variants` are found: a variant
+//!    library) of the repository functions its test executed, on executed lines: first
+//!    those the subject names, then those these call by name, then the rest; up to
+//!    `--assertion-mutants` of them in a seeded order within each tier, each run with the
+//!    test (every candidate of it captured), until `--variants` are found: a variant
 //!    is kept when the place still ran once and its value is stable, not `None`, and
 //!    differs from the original's (`Value::matches`, the kind's tolerance).
 //! 4. The tasks of an assertion: the value form on the original program and on each
@@ -59,7 +60,7 @@ impl Default for AssertionOptions {
     fn default() -> Self {
         AssertionOptions {
             per_repo: 32,
-            tries: 8,
+            tries: 12,
             variants: 1,
             context_budget: 2048,
             seed: 0,
@@ -193,6 +194,8 @@ struct Kept<'a> {
     group_id: String,
     value: Value,
     variants: Vec<Variant>,
+    /// Seconds of the runs made for it.
+    seconds: f64,
 }
 
 struct Variant {
@@ -299,6 +302,7 @@ pub fn assertion_repo(
         by_file.entry(p.3.path.as_str()).or_default().push(i);
     }
     let mut recorded: HashMap<usize, (u32, Value)> = HashMap::new();
+    let mut shares: HashMap<usize, f64> = HashMap::new();
     for (path, idx) in &by_file {
         let source = pool[idx[0]].3.content.as_deref().unwrap_or_default();
         let ids: BTreeSet<&str> = idx.iter().map(|&i| pool[i].2.node_id.as_str()).collect();
@@ -325,6 +329,7 @@ pub fn assertion_repo(
         )?;
         sum.runs += 1;
         for &i in idx {
+            shares.insert(i, r.seconds / idx.len() as f64);
             if let Some(v) = r.values.get(&pool[i].2.key()) {
                 recorded.insert(i, v.clone());
             }
@@ -349,6 +354,7 @@ pub fn assertion_repo(
                 group_id: group_id.clone(),
                 value: value.clone(),
                 variants: Vec::new(),
+                seconds: shares.get(&i).copied().unwrap_or(0.0),
             }),
         }
     }
@@ -380,8 +386,28 @@ pub fn assertion_repo(
         let ranked = executed_functions(k.test, &mut matcher, &functions);
         // The functions the subject names (`f` of `f(2)`, `total` of `acc.total()`) are
         // the likeliest to change its value: their mutants are tried first.
+        // Then the functions those call by name (`_helper` of `self._helper(x)`), then the
+        // rest the test ran.
         let named: BTreeSet<&str> = identifiers(k.cand.subject_text(k.source));
-        let mut tries: Vec<((bool, u64), &Function, mutants::Mutant)> = Vec::new();
+        let called: BTreeSet<&str> = ranked
+            .iter()
+            .filter(|(f, _)| named.contains(f.name.as_str()))
+            .filter_map(|(f, _)| {
+                let src = sources.get(f.path.as_str())?;
+                src.get(f.start_byte as usize..f.end_byte as usize)
+            })
+            .flat_map(identifiers)
+            .collect();
+        let tier = |f: &Function| {
+            if named.contains(f.name.as_str()) {
+                0u8
+            } else if called.contains(f.name.as_str()) {
+                1
+            } else {
+                2
+            }
+        };
+        let mut tries: Vec<((u8, u64), &Function, mutants::Mutant)> = Vec::new();
         for (f, lines) in &ranked {
             let Some(src) = sources.get(f.path.as_str()) else {
                 continue;
@@ -399,7 +425,7 @@ pub fn assertion_repo(
             for m in ms {
                 if lines.contains(&(m.line as i32)) {
                     let order = seeded(opts.seed, &format!("{}/{}/{}", k.group_id, f.path, m.id));
-                    tries.push(((!named.contains(f.name.as_str()), order), f, m));
+                    tries.push(((tier(f), order), f, m));
                 }
             }
         }
@@ -433,6 +459,7 @@ pub fn assertion_repo(
                 )?;
                 sum.runs += 1;
                 sum.mutant_runs += 1;
+                k.seconds += r.seconds;
                 runs.insert(cache_key.clone(), r);
             }
             let r = &runs[&cache_key];
@@ -656,6 +683,7 @@ fn tasks_of(
             claim,
             answer,
             tests_seconds: k.test.seconds,
+            record_seconds: k.seconds,
             code_date: newest.and_then(|f| f.code_date),
             code_date_source: newest.and_then(|f| f.code_date_source),
             after_cutoff: if dated.iter().any(|f| f.after_cutoff == Some(true)) {

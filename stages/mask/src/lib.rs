@@ -96,11 +96,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub assertions_per_repo: usize,
     /// Mutants tried per assertion to find its variants.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 12)]
     pub assertion_mutants: usize,
     /// Mutated variants kept per assertion.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub variants: usize,
+    /// Only this repository (its name, `repo_id` or spec as in `repos.parquet`); repeatable.
+    /// Default: every repository crawl recorded with status ok.
+    #[arg(long = "repo", value_name = "NAME")]
+    pub repos: Vec<String>,
     /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
     #[arg(long)]
     pub require_isolation: bool,
@@ -374,6 +378,10 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         schemas::read_table(dir).context("reading the repository tests execute ran")?;
     let repos: Vec<Repo> =
         schemas::read_table(dir).context("reading the repositories crawl recorded")?;
+    let repos: Vec<Repo> = execute::repo_tests::select(&repos, &args.repos)?
+        .into_iter()
+        .cloned()
+        .collect();
     let files: Vec<File> = schemas::read_table(dir).context("reading the files crawl recorded")?;
     let functions: Vec<Function> =
         schemas::read_table(dir).context("reading the functions resolve found")?;

@@ -189,6 +189,7 @@ mod tests {
             claim: None,
             answer: "3".into(),
             tests_seconds: 0.1,
+            record_seconds: 0.0,
             code_date: Timestamp::parse("2026-09-10"),
             code_date_source: Some(schemas::CodeDateSource::GitHistory),
             after_cutoff: Some(true),

@@ -158,6 +158,7 @@ fn build(e: &Example, task_id: &str, form: AssertionForm, mutated: bool) -> Asse
         claim,
         answer,
         tests_seconds: 0.01,
+        record_seconds: 0.0,
         code_date: None,
         code_date_source: None,
         after_cutoff: None,

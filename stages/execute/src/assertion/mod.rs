@@ -618,3 +618,47 @@ pub fn memorized_answer(task: &AssertionTask) -> Result<String, schemas::tagged:
         memorized
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verify_answers_and_exception_names() {
+        assert_eq!(truth(" True\n"), Some(true));
+        assert_eq!(truth("false."), Some(false));
+        assert_eq!(truth("None"), None);
+        assert_eq!(
+            truth("yes"),
+            None,
+            "solve's cleaning maps yes/no; the judge is strict"
+        );
+        assert!(names_exception("ValueError", "ValueError"));
+        assert!(names_exception("ParseError", "pkg.errors.ParseError"));
+        assert!(names_exception(
+            "errors.ParseError",
+            "pkg.errors.ParseError"
+        ));
+        assert!(!names_exception("Error", "pkg.errors.ParseError"));
+        assert!(!names_exception("ValueError()", "ValueError"));
+        assert!(!names_exception("", "ValueError"));
+        assert!(!names_exception("pkg..ParseError", "pkg..ParseError"));
+    }
+
+    #[test]
+    fn tolerance_by_kind_and_objects_found_inside() {
+        let a = Value::Float(0.1 + 0.2);
+        let b = Value::Float(0.3 + 1e-8);
+        assert!(!b.matches(&a, tolerance(AssertionKind::Equal)));
+        assert!(b.matches(&a, tolerance(AssertionKind::Approx)));
+        let obj = Value::Object {
+            type_name: "m.Money".into(),
+            repr: "Money(1)".into(),
+        };
+        assert!(has_object(&Value::Dict(vec![(
+            Value::str("k"),
+            Value::List(vec![obj])
+        )])));
+        assert!(!has_object(&Value::Set(vec![Value::int(1)])));
+    }
+}

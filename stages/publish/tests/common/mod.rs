@@ -572,6 +572,7 @@ pub fn assertion_task(
             (false, _) => value.into(),
         },
         tests_seconds: 0.1,
+        record_seconds: 0.0,
         code_date: date.and_then(|(d, _)| Timestamp::parse(d)),
         code_date_source: date.map(|(_, s)| s),
         after_cutoff: None,

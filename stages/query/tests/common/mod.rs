@@ -99,6 +99,7 @@ fn assertion_tasks(id: &str, repo: &str, variants: usize) -> Vec<AssertionTask> 
         claim: None,
         answer: "1".into(),
         tests_seconds: 0.1,
+        record_seconds: 0.0,
         code_date: None,
         code_date_source: None,
         after_cutoff: None,

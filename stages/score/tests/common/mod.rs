@@ -351,6 +351,7 @@ pub fn assertion_task(
             value.into()
         },
         tests_seconds: 0.1,
+        record_seconds: 0.0,
         code_date: Timestamp::parse("2024-09-10T00:00:00Z"),
         code_date_source: Some(schemas::CodeDateSource::GitHistory),
         after_cutoff: Some(true),
