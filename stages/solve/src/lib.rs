@@ -483,6 +483,24 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             shard: args.shard,
         },
     )?;
+    // The mutant solver has no answer to an assertion task (its mutants are the mutated
+    // tasks mask made): they are left out of its run, said so, not answered in error.
+    let tasks = if matches!(spec, Spec::Mutant) {
+        let before = tasks.len();
+        let kept: Vec<Task> = tasks
+            .into_iter()
+            .filter(|t| t.family != Family::Assertion)
+            .collect();
+        if kept.len() < before {
+            tracing::info!(
+                assertion_tasks = before - kept.len(),
+                "the mutant solver leaves out assertion tasks (their mutated programs are tasks of their own)"
+            );
+        }
+        kept
+    } else {
+        tasks
+    };
     let completions = tasks
         .iter()
         .filter(|t| t.family == Family::Completion)
