@@ -2,7 +2,7 @@
 #   make demo    the pipeline on the bundled fixtures, from crawl to a report of the reference solvers
 #                (function tasks, and completion tasks judged by the fixtures' own tests)
 #   make dataset SOURCES=file.toml NAME=q4   the same chain on any sources into data/NAME
-#                (MODELS="oracle null mutant gpt" MODEL_gpt=openai:...@URL, CUTOFF=YYYY-MM-DD, JOBS=2)
+#                (MODELS="oracle null mutant memorized gpt" MODEL_gpt=openai:...@URL, CUTOFF=YYYY-MM-DD, JOBS=2)
 #   make quarterly QUARTER=2026q4 CUTOFF=...  the quarter's dataset, then a dated snapshot (publish)
 #   make test    every test (Rust workspace, fixture projects' own suites)
 #   make bench   throughput figures, each against an alternative measured in the same run
@@ -34,7 +34,7 @@ JOBS    ?= 2
 STAGES  := crawl resolve classify execute synthesize-tests mask solve score publish
 # query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
 # not by `make demo`, which does not need it.
-MODELS  ?= oracle null mutant
+MODELS  ?= oracle null mutant memorized
 
 .PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-completion real-synth tables-doc fmt lint clean
 

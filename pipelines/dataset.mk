@@ -36,17 +36,20 @@ $(D)/classifications.parquet: $(D)/functions.parquet $(D)/references.parquet $(B
 $(D)/function_tasks.parquet $(D)/test_cases.parquet &: $(D)/classifications.parquet $(BIN)/synthesize-tests
 	$(TIMED) synthesize-tests -- $(BIN)/synthesize-tests --data $(D) --jobs $(JOBS) $(SYNTH_ARGS)
 
-# The repositories' own test suites (lines each test executes), then completion tasks: spans
-# those tests execute, judged by them. A repository whose environment fails or that has no
+# The repositories' own test suites (lines each test executes), then completion tasks (spans
+# those tests execute, judged by them) and assertion tasks (their assertions' values,
+# recorded on the program and on mutants of it). A repository whose environment fails or that has no
 # tests is reported (exit 1) and gives no completion task; the others go on (mask exits 1
 # when no span is executed by a passing test: a dataset of function tasks only).
 $(D)/repo_tests.parquet: $(D)/repos.parquet $(D)/files.parquet $(BIN)/execute
 	$(TIMED) repo-tests --ok 1 -- $(BIN)/execute --data $(D) --repo-tests --jobs $(JOBS) $(REPO_TESTS_ARGS)
 
-$(D)/completion_tasks.parquet: $(D)/repo_tests.parquet $(D)/functions.parquet $(BIN)/mask
-	$(TIMED) mask --ok 1 -- $(BIN)/mask --data $(D) $(MASK_ARGS)
+# mask writes both families of the repositories' own code and tests: completion tasks and
+# assertion tasks (these run the tests again in the sandbox, with mutants).
+$(D)/completion_tasks.parquet $(D)/assertion_tasks.parquet &: $(D)/repo_tests.parquet $(D)/functions.parquet $(BIN)/mask
+	$(TIMED) mask --ok 1 -- $(BIN)/mask --data $(D) --jobs $(JOBS) $(MASK_ARGS)
 
-$(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(D)/completion_tasks.parquet $(BIN)/execute
+$(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(D)/completion_tasks.parquet $(D)/assertion_tasks.parquet $(BIN)/execute
 	$(TIMED) validate -- $(BIN)/execute --data $(D) --validate --jobs $(JOBS) $(EXEC_ARGS)
 
 # A run: the model's answers, then their executions.

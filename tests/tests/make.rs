@@ -17,7 +17,6 @@ fn make(dir: &Path, extra: &[&str]) -> std::process::Output {
         d.as_str(),
         "SRC=data/fixtures/sources.toml",
         "SYNTH_ARGS=--no-envs",
-        "EXEC_ARGS=--no-envs",
     ];
     args.extend_from_slice(extra);
     Command::new("make")
@@ -67,6 +66,7 @@ fn the_pipeline_reruns_only_what_changed() {
         "validate",
         "solve:oracle",
         "execute:mutant",
+        "execute:memorized",
         "score",
     ] {
         assert!(
@@ -76,6 +76,7 @@ fn the_pipeline_reruns_only_what_changed() {
     }
     let stages_run = timings.lines().count();
     completion_tasks_of_the_fixtures(&dir);
+    assertion_tasks_of_the_fixtures(&dir);
 
     // Nothing changed: `make -q` says up to date, and a second make runs no stage.
     let q = make(&dir, &["-q"]);
@@ -140,5 +141,106 @@ fn completion_tasks_of_the_fixtures(dir: &Path) {
                 c.path
             );
         }
+    }
+}
+
+/// The fixtures' assertion tasks (mask running the fixtures' suites with captures and
+/// mutants): values of every kind the family documents, the hash-seed-dependent one
+/// rejected by validation, and the reference solvers where they must be: oracle 100%,
+/// null 0%, memorized 100% on the original programs and 0% on the mutated ones.
+fn assertion_tasks_of_the_fixtures(dir: &Path) {
+    use schemas::{AssertionKind, AssertionTask, ExecStatus, Execution, Validation};
+    let tasks: Vec<AssertionTask> = schemas::read_table(dir).unwrap();
+    let validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    let valid: std::collections::HashSet<&str> = validations
+        .iter()
+        .filter(|v| v.valid)
+        .map(|v| v.task_id.as_str())
+        .collect();
+    let mine: Vec<&AssertionTask> = tasks
+        .iter()
+        .filter(|t| valid.contains(t.task_id.as_str()))
+        .collect();
+    assert!(
+        mine.iter().any(|t| t.mutated),
+        "no valid mutated assertion task"
+    );
+    for kind in [
+        AssertionKind::Equal,
+        AssertionKind::Approx,
+        AssertionKind::Raises,
+    ] {
+        assert!(
+            mine.iter().any(|t| t.kind == kind),
+            "no valid {kind} assertion task"
+        );
+    }
+    // Values of each kind, as tagged JSON.
+    for tag in [
+        "\"t\":\"float\"",
+        "\"t\":\"set\"",
+        "\"t\":\"frozenset\"",
+        "\"t\":\"dict\"",
+        "\"t\":\"tuple\"",
+        "\"t\":\"object\"",
+    ] {
+        assert!(
+            mine.iter().any(|t| t.value_json.contains(tag)),
+            "no valid assertion task whose value holds {tag}"
+        );
+    }
+    // The Counter built from a set: its repr follows PYTHONHASHSEED, so no task of it.
+    let seeded: Vec<&AssertionTask> = tasks
+        .iter()
+        .filter(|t| {
+            t.test_node_id
+                .ends_with("test_value_that_depends_on_the_hash_seed")
+        })
+        .collect();
+    assert!(
+        !seeded.is_empty(),
+        "the hash-seed assertion was not recorded"
+    );
+    for t in &seeded {
+        let v = validations.iter().find(|v| v.task_id == t.task_id).unwrap();
+        assert!(
+            !v.valid
+                && v.reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("unstable")),
+            "{}: {:?}",
+            t.task_id,
+            v.reason
+        );
+    }
+    let by_id: std::collections::HashMap<&str, &AssertionTask> =
+        mine.iter().map(|t| (t.task_id.as_str(), *t)).collect();
+    for (run, want) in [
+        ("oracle", Some(true)),
+        ("null", Some(false)),
+        ("memorized", None),
+    ] {
+        let execs: Vec<Execution> = schemas::read_table(&dir.join("runs").join(run)).unwrap();
+        let mut seen = 0;
+        for e in execs
+            .iter()
+            .filter(|e| by_id.contains_key(e.task_id.as_str()))
+        {
+            seen += 1;
+            let t = by_id[e.task_id.as_str()];
+            let pass = e.status == ExecStatus::Pass;
+            // memorized: right on the original programs, wrong on every mutated one.
+            let expect = want.unwrap_or(!t.mutated);
+            assert_eq!(
+                pass, expect,
+                "run {run}, task {} ({:?}): {:?}",
+                t.task_id, t.masked_assertion, e.detail
+            );
+        }
+        assert_eq!(
+            seen,
+            mine.len(),
+            "run {run}: every valid assertion task judged"
+        );
     }
 }
