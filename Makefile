@@ -13,6 +13,7 @@
 #   make real    the pipeline on real projects from the package registry (network)
 #   make real-tests  their own test suites, in their environments, in the sandbox
 #   make real-completion  completion tasks from those suites: mask, validate, reference solvers, figures
+#   make real-assertion   assertion tasks from those suites: mask, validate, oracle/null/memorized, figures
 #   make real-synth  function tasks from 14 real projects (SYNTH_SOURCES) into data/synth, with figures
 
 SHELL := /bin/bash
@@ -36,7 +37,7 @@ STAGES  := crawl resolve classify execute synthesize-tests mask solve score publ
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant memorized
 
-.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-completion real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -156,6 +157,17 @@ real-synth: setup build
 ## Each real repository's own tests, run twice in the sandbox, into repo_tests (minutes).
 real-tests: real
 	$(BIN)/execute --data $(REAL) --repo-tests
+
+## Assertion tasks from the real repositories' own tests: mask (values recorded in the
+## sandbox, mutated variants), validation, the reference solvers, figures.
+real-assertion: real-tests
+	$(BIN)/mask --data $(REAL) --family assertion --jobs $(JOBS) $(MASK_ARGS); test $$? -le 1
+	$(BIN)/execute --data $(REAL) --validate --jobs $(JOBS); test $$? -le 1
+	for m in oracle null memorized; do \
+	  $(BIN)/solve --data $(REAL) --run $$m --model $$m --family assertion && \
+	  $(BIN)/execute --data $(REAL) --run $$m --jobs $(JOBS) || exit 1; \
+	done
+	$(PY) scripts/assertion-report.py $(REAL)
 
 ## Completion tasks from the real repositories' own tests: mask, validation, the reference
 ## solvers on them, figures (scripts/completion-report.py).
