@@ -359,6 +359,24 @@ pub struct ExecSetup {
     pub memory_bytes: u64,
 }
 
+/// Writes a family's table, prints its summary on stderr and, when it has no row, `empty`;
+/// `true` when it has none.
+fn write_family<T: schemas::Table>(
+    dir: &std::path::Path,
+    rows: &[T],
+    render: impl FnOnce(&mut std::io::StderrLock<'static>) -> std::io::Result<()>,
+    empty: &str,
+) -> anyhow::Result<bool> {
+    let path = schemas::write_table(dir, rows).with_context(|| format!("writing {}", T::NAME))?;
+    tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
+    let mut err = std::io::stderr().lock();
+    render(&mut err).context("printing the summary")?;
+    if rows.is_empty() {
+        writeln!(err, "{empty}").context("printing the summary")?;
+    }
+    Ok(rows.is_empty())
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
@@ -405,18 +423,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos");
         let (rows, summary) = mask_dataset(&inputs, &opts, jobs, &|| bar.inc(1))?;
         bar.finish_and_clear();
-        let path = schemas::write_table(dir, &rows).context("writing completion_tasks")?;
-        tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
-        let mut err = std::io::stderr().lock();
-        summary.render(&mut err).context("printing the summary")?;
-        if rows.is_empty() {
-            writeln!(
-                err,
-                "mask: no completion task: no span passed the gates above (is `repo_tests` from a run with coverage, and do its tests pass?)"
-            )
-            .context("printing the summary")?;
-            lacking = true;
-        }
+        lacking |= write_family(
+            dir,
+            &rows,
+            |err| summary.render(err),
+            "mask: no completion task: no span passed the gates above (is `repo_tests` from a run with coverage, and do its tests pass?)",
+        )?;
     }
     if args.family.assertion() {
         let aopts = assertions::AssertionOptions {
@@ -435,18 +447,12 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos (assertions)");
         let (rows, summary) = assertion_dataset(dir, &inputs, &aopts, &exec, jobs, &|| bar.inc(1))?;
         bar.finish_and_clear();
-        let path = schemas::write_table(dir, &rows).context("writing assertion_tasks")?;
-        tracing::info!(path = %path.display(), rows = rows.len(), "wrote");
-        let mut err = std::io::stderr().lock();
-        summary.render(&mut err).context("printing the summary")?;
-        if rows.is_empty() {
-            writeln!(
-                err,
-                "mask: no assertion task: no assertion passed the gates above (do the repositories' tests pass in `repo_tests`, and did their environments build?)"
-            )
-            .context("printing the summary")?;
-            lacking = true;
-        }
+        lacking |= write_family(
+            dir,
+            &rows,
+            |err| summary.render(err),
+            "mask: no assertion task: no assertion passed the gates above (do the repositories' tests pass in `repo_tests`, and did their environments build?)",
+        )?;
     }
     Ok(if lacking {
         Outcome::Lacking

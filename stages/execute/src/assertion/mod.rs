@@ -333,6 +333,14 @@ fn has_object(v: &Value) -> bool {
     }
 }
 
+/// The text of a task's test file, from its repository's worker.
+fn test_file(judges: &Judges<'_>, task: &AssertionTask) -> Option<String> {
+    judges
+        .worker(&task.repo_id)
+        .and_then(|w| w.test_sources.get(&task.path))
+        .cloned()
+}
+
 /// The answer put into the assertion, that test run on the task's program.
 fn check_in_test(
     judges: &mut Judges<'_>,
@@ -340,11 +348,7 @@ fn check_in_test(
     answer: &str,
 ) -> Result<AssertionVerdict, ExecError> {
     use AssertionVerdict as V;
-    let Some(source) = judges
-        .worker(&task.repo_id)
-        .and_then(|w| w.test_sources.get(&task.path))
-        .cloned()
-    else {
+    let Some(source) = test_file(judges, task) else {
         return Ok(V::of(
             ExecStatus::Infra,
             Some(format!(
@@ -473,11 +477,7 @@ fn validate_into(
     task: &AssertionTask,
     row: &mut Validation,
 ) -> Result<Check, ExecError> {
-    let Some(source) = judges
-        .worker(&task.repo_id)
-        .and_then(|w| w.test_sources.get(&task.path))
-        .cloned()
-    else {
+    let Some(source) = test_file(judges, task) else {
         return Ok(Check::Infra(
             "no worker for the task's repository, or its test file is not recorded".into(),
         ));
