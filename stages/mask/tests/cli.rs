@@ -247,6 +247,9 @@ fn dataset(dir: &Path, with_repo_tests: bool) {
 
 fn run(dir: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mask"))
+        // Assertion tasks build the repository's environment: in the test's folder, not
+        // in a `.cache` of the source tree.
+        .env("FRESHBENCH_CACHE", dir.join("cache"))
         .arg("--data")
         .arg(dir)
         .arg("-q")
