@@ -198,15 +198,7 @@ pub fn export(
         .collect()
 }
 
-/// The JSON-lines text of the export.
-pub fn to_jsonl(rows: &[ExportTask]) -> anyhow::Result<String> {
-    let mut out = String::new();
-    for r in rows {
-        out.push_str(&serde_json::to_string(r)?);
-        out.push('\n');
-    }
-    Ok(out)
-}
+pub use crate::to_jsonl;
 
 #[cfg(test)]
 mod tests {

@@ -286,15 +286,7 @@ pub fn export(tasks: &[FunctionTask], cases: &[TestCase]) -> (Vec<HumanEvalTask>
     (out, stats)
 }
 
-/// The JSON-lines text of the export.
-pub fn to_jsonl(rows: &[HumanEvalTask]) -> anyhow::Result<String> {
-    let mut out = String::new();
-    for r in rows {
-        out.push_str(&serde_json::to_string(r)?);
-        out.push('\n');
-    }
-    Ok(out)
-}
+pub use crate::to_jsonl;
 
 #[cfg(test)]
 #[path = "humaneval_tests.rs"]

@@ -185,6 +185,20 @@ pub struct Args {
 }
 
 /// The stage: publish, or verify with `--verify`.
+/// The JSON-lines text of an export: one object per row (the HumanEval-shaped file and each
+/// family's `*_tasks.jsonl`).
+///
+/// # Errors
+/// When a row does not serialize.
+pub fn to_jsonl<T: serde::Serialize>(rows: &[T]) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&serde_json::to_string(r)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     if let Some(folder) = &args.verify {
         return verify(folder);
