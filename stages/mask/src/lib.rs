@@ -225,6 +225,27 @@ pub struct Inputs<'a> {
     pub repo_tests: &'a [RepoTest],
 }
 
+impl<'a> Inputs<'a> {
+    /// Functions and repository tests, grouped by repository id.
+    #[allow(clippy::type_complexity)]
+    fn functions_and_tests_by_repo(
+        &self,
+    ) -> (
+        HashMap<&'a str, Vec<&'a Function>>,
+        HashMap<&'a str, Vec<&'a RepoTest>>,
+    ) {
+        let mut functions: HashMap<&str, Vec<&Function>> = HashMap::new();
+        for f in self.functions {
+            functions.entry(f.repo_id.as_str()).or_default().push(f);
+        }
+        let mut tests: HashMap<&str, Vec<&RepoTest>> = HashMap::new();
+        for t in self.repo_tests {
+            tests.entry(t.repo_id.as_str()).or_default().push(t);
+        }
+        (functions, tests)
+    }
+}
+
 /// The completion tasks of a dataset (repositories with status `ok`, by repository id,
 /// each repository's by path and span) and the counters; `jobs` repositories at a time,
 /// `done` called after each. The result does not depend on `jobs`.
@@ -250,14 +271,7 @@ pub fn mask_dataset(
     {
         files.entry(f.repo_id.as_str()).or_default().push(f);
     }
-    let mut functions: HashMap<&str, Vec<&Function>> = HashMap::new();
-    for f in inputs.functions {
-        functions.entry(f.repo_id.as_str()).or_default().push(f);
-    }
-    let mut tests: HashMap<&str, Vec<&RepoTest>> = HashMap::new();
-    for t in inputs.repo_tests {
-        tests.entry(t.repo_id.as_str()).or_default().push(t);
-    }
+    let (functions, tests) = inputs.functions_and_tests_by_repo();
     let work: Vec<(&str, Vec<&File>)> = files.into_iter().collect();
     let init = || repo::parser().expect("the grammar was checked to fit above");
     let results = schemas::pool::map(&work, jobs, init, |parser, (repo_id, files)| {
@@ -316,14 +330,7 @@ pub fn assertion_dataset(
     for f in inputs.files {
         files.entry(f.repo_id.as_str()).or_default().push(f);
     }
-    let mut functions: HashMap<&str, Vec<&Function>> = HashMap::new();
-    for f in inputs.functions {
-        functions.entry(f.repo_id.as_str()).or_default().push(f);
-    }
-    let mut tests: HashMap<&str, Vec<&RepoTest>> = HashMap::new();
-    for t in inputs.repo_tests {
-        tests.entry(t.repo_id.as_str()).or_default().push(t);
-    }
+    let (functions, tests) = inputs.functions_and_tests_by_repo();
     let empty_f: Vec<&File> = Vec::new();
     let results = schemas::pool::map(
         &ok,

@@ -376,6 +376,30 @@ fn reindent(lines: &[String], base: usize, indent: &str) -> String {
     out.join("\n")
 }
 
+/// The index just past the Python string literal whose opening quote is at `i` (single or
+/// triple quoted; backslash escapes skipped; an unclosed single-quoted string ends at its
+/// line's end, an unclosed triple-quoted one at the text's end).
+pub(crate) fn past_string(b: &[u8], mut i: usize) -> usize {
+    let q = b[i];
+    let triple = b.len() >= i + 3 && b[i + 1] == q && b[i + 2] == q;
+    let close: &[u8] = if triple { &b[i..i + 3] } else { &b[i..=i] };
+    i += close.len();
+    while i < b.len() {
+        if b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i..].starts_with(close) {
+            return i + close.len();
+        }
+        if !triple && b[i] == b'\n' {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// The first expression of the text: up to the first line end outside brackets and strings
 /// (not after a `\`), without a comment at the top level.
 pub fn single_expression(text: &str) -> &str {
@@ -384,24 +408,8 @@ pub fn single_expression(text: &str) -> &str {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'"' | b'\'') => {
-                let triple = b.len() >= i + 3 && b[i + 1] == q && b[i + 2] == q;
-                let close: &[u8] = if triple { &b[i..i + 3] } else { &b[i..=i] };
-                i += close.len();
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i..].starts_with(close) {
-                        i += close.len();
-                        break;
-                    }
-                    if !triple && b[i] == b'\n' {
-                        break;
-                    }
-                    i += 1;
-                }
+            b'"' | b'\'' => {
+                i = past_string(b, i);
                 continue;
             }
             b'(' | b'[' | b'{' => depth += 1,

@@ -405,23 +405,7 @@ fn walk(text: &str, mut stop: impl FnMut(usize, u8, i64) -> bool) -> Option<usiz
         }
         match c {
             b'"' | b'\'' => {
-                let triple = b.len() >= i + 3 && b[i + 1] == c && b[i + 2] == c;
-                let close: &[u8] = if triple { &b[i..i + 3] } else { &b[i..=i] };
-                i += close.len();
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i..].starts_with(close) {
-                        i += close.len();
-                        break;
-                    }
-                    if !triple && b[i] == b'\n' {
-                        break;
-                    }
-                    i += 1;
-                }
+                i = crate::fill::past_string(b, i);
                 continue;
             }
             b'#' => {
