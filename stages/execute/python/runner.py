@@ -74,6 +74,39 @@ ARG_OPERATORS = ("abs", "add", "and_", "concat", "contains", "eq", "floordiv", "
                  "pow", "sub", "truediv", "truth", "xor")
 
 
+def _load_slicer():
+    """The dynamic slicer (slicer.py beside this file), loaded before any user code runs;
+    None when it is missing (requests with a `trace` then say so)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "slicer.py")
+    try:
+        spec = importlib.util.spec_from_file_location("_freshbench_slicer", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    except (OSError, ImportError, SyntaxError):
+        return None
+
+
+def _criterion(trace):
+    """The slicer's criterion from a request's `trace`."""
+    c = trace.get("criterion") or {}
+    if c.get("kind") == "lines":
+        return ("lines", c["path"], int(c["first"]), int(c["last"]), bool(c.get("forward")))
+    return "return"
+
+
+def _trace_report(slicer, tracer, seconds):
+    """What one traced execution gives back: the slice (or why none) and its cost."""
+    try:
+        rep = tracer.slice()
+    except BaseException as e:  # noqa: BLE001 - a slicer bug must not lose the result
+        rep = {"status": "untraceable", "reason": "slicer error: " + repr(e)[:500],
+               "events": tracer.events, "cap": tracer.cap}
+    rep["seconds"] = seconds
+    rep["tracer"] = "settrace"
+    return rep
+
+
 def _parse_args(argv):
     opts = {"work": None, "scratch": None, "tree": None, "read": [], "readonly": [], "write": [],
             "preload": [],
@@ -586,6 +619,7 @@ def _session_main(req_r, rw, nonce, ctx):
     _type, _str, _len, _sorted, _abs = type, str, len, sorted, abs
     violations, writable, scratch = ctx["violations"], ctx["writable"], ctx["scratch"]
     cov_mod = ctx["coverage"]
+    slicer, criterion_of, trace_report = ctx.get("slicer"), _criterion, _trace_report
     tagger, safe_repr = _make_tagger(ctx["repr_cap"])
     arg_eval = _make_arg_eval()
     _hasattr, _next, _range, _StopIteration = hasattr, next, range, StopIteration
@@ -667,9 +701,23 @@ def _session_main(req_r, rw, nonce, ctx):
                         cov.stop()
                         raw_arcs(cov, span[0])
                         state["cov"][span[0]] = cov
+            tracer = None
+            trace = req.get("trace")
+            if trace is not None:
+                if slicer is None or cov is not None or slicer.available() is None:
+                    state["trace"] = {"status": "untraceable", "events": 0, "cap": 0,
+                                      "reason": "no tracer: the slicer is missing, or coverage "
+                                                "or another tracer holds sys.settrace"}
+                else:
+                    target = getattr(state["module"], "__file__", None)
+                    tracer = slicer.Tracer([os.getcwd()], criterion_of(trace),
+                                           int(trace.get("max_events") or 1000000),
+                                           entry_file=os.path.realpath(target) if target else None)
             t0 = perf()
             if cov is not None:
                 cov.start()
+            if tracer is not None:
+                tracer.start()
             try:
                 value = fn(*args, **kwargs)
                 # Returned iterators (also inside a returned list or tuple) are drawn here,
@@ -677,6 +725,9 @@ def _session_main(req_r, rw, nonce, ctx):
                 # what they raise, the call raises.
                 value = draw(value, 0, [iter_items])
             finally:
+                if tracer is not None:
+                    tracer.stop()
+                    state["trace"] = trace_report(slicer, tracer, perf() - t0)
                 if cov is not None:
                     cov.stop()
             secs = perf() - t0
@@ -695,6 +746,8 @@ def _session_main(req_r, rw, nonce, ctx):
                        "exception": (_type(e).__qualname__, message[:4000], tb)}
             e = None
         payload["seconds"] = secs
+        if state.get("trace") is not None:
+            payload["slices"] = [(None, state.pop("trace"))]
         if cov is not None:
             try:
                 filename, first, last = span
@@ -805,6 +858,9 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
     current = [None]
     if req.get("capture"):
         _install_capture(captures, current)
+    trace = req.get("trace")
+    slicer = ctx.get("slicer") if trace is not None else None
+    slices = []
     try:
         import pytest
 
@@ -834,6 +890,30 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
                     r[0] = "error"
                     r[2] = ("sandbox violation: " + "; ".join(violations[seen:seen + 3]))[:2000]
                 progress("E")
+
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_call(self, item):
+                # The test's call is traced (not its setup: fixtures are its inputs).
+                if trace is None:
+                    yield
+                    return
+                if slicer is None or cov is not None or slicer.available() is None:
+                    slices.append((item.nodeid, {
+                        "status": "untraceable", "events": 0, "cap": 0,
+                        "reason": "no tracer: the slicer is missing, or coverage or another "
+                                  "tracer holds sys.settrace"}))
+                    yield
+                    return
+                tracer = slicer.Tracer([rootdir], _criterion(trace),
+                                       int(trace.get("max_events") or 1000000))
+                t0 = time.perf_counter()
+                tracer.start()
+                try:
+                    yield
+                finally:
+                    tracer.stop()
+                    slices.append((item.nodeid,
+                                   _trace_report(slicer, tracer, time.perf_counter() - t0)))
 
             def pytest_runtest_logreport(self, report):
                 nid = report.nodeid
@@ -880,6 +960,8 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
                     for c in ctxs:
                         if c:
                             lines.setdefault(c, {}).setdefault(rel, []).append(lineno)
+        if trace is not None:
+            payload["slices"] = slices
         if req.get("capture"):
             payload["captures"] = [(nid, key, c[0], c[1]) for (nid, key), c in captures.items()]
         payload["tests"] = [(nid, results[nid][0], results[nid][1], results[nid][2],
@@ -1035,6 +1117,7 @@ class Runner:
         except ImportError:
             coverage = None
         self.coverage = coverage
+        self.slicer = _load_slicer()
         for m in opts["preload"]:
             importlib.import_module(m)
         self.read_roots = sorted(set(os.path.abspath(p) for p in opts["read"]) | {self.work, self.scratch})
@@ -1282,6 +1365,7 @@ class Runner:
                 self._enter_child((qw, rr, or_, er), ow, ew, dict(limits, cpu_seconds=None))
                 violations = []
                 ctx = {"violations": violations, "scratch": self.scratch, "coverage": self.coverage,
+                       "slicer": self.slicer,
                        "writable": (self.work, self.scratch),
                        "repr_cap": int(limits.get("output_bytes", 1 << 20)),
                        "hook": _make_hook(self.read_roots, self.write_roots, self.readonly_roots,
@@ -1385,6 +1469,7 @@ class Runner:
                 self._enter_child((rr, or_, er, pr), ow, ew, limits)
                 violations = []
                 ctx = {"violations": violations, "scratch": self.scratch, "coverage": self.coverage,
+                       "slicer": self.slicer,
                        "writable": (self.work, self.scratch),
                        "hook": _make_hook(self.read_roots, self.write_roots, self.readonly_roots, self.pid,
                                           violations,
@@ -1542,6 +1627,8 @@ class Runner:
         if "captures" in p:
             out["captures"] = [{"node_id": n, "key": k, "count": c, "value": _tag_to_json(t)}
                                for n, k, c, t in p["captures"]]
+        if "slices" in p:
+            out["slices"] = [_slice_to_json(n, r) for n, r in p["slices"]]
         if "tests" in p:
             out["tests"] = [{"node_id": n, "outcome": o, "seconds": s, "detail": d or None,
                              "lines": [{"path": path, "lines": ls} for path, ls in lines]}
@@ -1621,6 +1708,20 @@ class Runner:
                 self.reap()
             resp["id"] = req.get("id")
             send(resp)
+
+
+def _slice_to_json(node_id, r):
+    """One traced execution's report as the `SliceUnit` JSON of the protocol."""
+    out = {"node_id": node_id, "status": r.get("status", "untraceable"),
+           "reason": r.get("reason"), "events": int(r.get("events", 0)),
+           "cap": int(r.get("cap", 0)), "seconds": float(r.get("seconds", 0.0)),
+           "slice_seconds": float(r.get("slice_seconds", 0.0)),
+           "tracer": r.get("tracer", "settrace")}
+    out["statements"] = [{"path": p, "line": ln, "count": c, "min_depth": lo, "max_depth": hi,
+                          "function": f, "first_line": a, "last_line": b, "role": role}
+                         for p, ln, c, lo, hi, f, a, b, role in r.get("statements", ())]
+    out["inputs"] = [{"key": k, "role": role} for k, role in r.get("inputs", ())]
+    return out
 
 
 def _tag_to_json(t):

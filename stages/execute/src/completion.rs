@@ -410,6 +410,7 @@ impl<'b> Judges<'b> {
                 text: text.to_string(),
             }],
             capture: false,
+            trace: None,
         });
         match self.run(&task.repo_id, seed, self.opts.limits(task), &req)? {
             Ok(o) => Ok(verdict(task, &o)),

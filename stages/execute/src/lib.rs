@@ -64,8 +64,8 @@ pub use backend::{
 pub use batch::{run_batch, Batch};
 pub use process::{ProcessBackend, ProcessOptions};
 pub use protocol::{
-    ArcCoverage, Call, ExceptionInfo, Isolation, Outcome, PytestRun, Request, Status, Target,
-    TestReport,
+    ArcCoverage, Call, Criterion, ExceptionInfo, Isolation, Outcome, PytestRun, Request, Role,
+    SliceInput, SliceStatement, SliceUnit, Status, Target, TestReport, Trace, UnitStatus,
 };
 pub use value::{Tolerance, Value};
 pub use worker::ProcessWorker;

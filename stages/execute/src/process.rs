@@ -23,6 +23,9 @@ use crate::worker::ProcessWorker;
 /// The runner script, written into each worker's private folder.
 pub const RUNNER: &str = include_str!("../python/runner.py");
 
+/// The dynamic slicer the runner loads from beside itself (requests with a `trace`).
+pub const SLICER: &str = include_str!("../python/slicer.py");
+
 /// How long a worker may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(90);
 /// The first sandbox uid; each worker of this process takes the next one.
@@ -258,6 +261,8 @@ fn start_worker(
         std::fs::create_dir(d).map_err(io_err("cannot create", d))?;
     }
     std::fs::write(&runner, RUNNER).map_err(io_err("cannot write", &runner))?;
+    let slicer = basep.join("slicer.py");
+    std::fs::write(&slicer, SLICER).map_err(io_err("cannot write", &slicer))?;
     std::fs::set_permissions(&basep, std::fs::Permissions::from_mode(0o755))
         .map_err(io_err("cannot set permissions of", &basep))?;
     let log = basep.join("runner.log");
@@ -318,8 +323,10 @@ fn start_worker(
     .collect();
     read_roots.extend(readonly.iter().cloned());
     read_roots.push(runner.clone());
+    read_roots.push(slicer.clone());
     let mut ro_binds = readonly.clone();
     ro_binds.push(runner.clone());
+    ro_binds.push(slicer.clone());
 
     let mut step_fds = [0i32; 2];
     // SAFETY: a plain pipe2 call on a local array.

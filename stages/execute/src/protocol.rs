@@ -70,6 +70,10 @@ pub struct Call {
     /// that process, and a call of another target never shares it.
     #[serde(default)]
     pub fresh: bool,
+    /// Trace the call and report its dynamic slice ([`Outcome::slices`]); not with
+    /// `coverage`.
+    #[serde(default)]
+    pub trace: Option<Trace>,
 }
 
 /// Run given pytest node ids of a repository in the work folder.
@@ -98,6 +102,110 @@ pub struct PytestRun {
     /// in [`Outcome::captures`].
     #[serde(default)]
     pub capture: bool,
+    /// Trace each test's call (not its setup) and report its dynamic slice
+    /// ([`Outcome::slices`]); not with `coverage`.
+    #[serde(default)]
+    pub trace: Option<Trace>,
+}
+
+/// What to slice, and the bound on the trace (see `python/slicer.py`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub criterion: Criterion,
+    /// Statement executions traced per call or test; more makes the unit `too_large`.
+    pub max_events: u64,
+}
+
+/// The slicing criterion: what the observed result is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Criterion {
+    /// What the called function returns (or raises), every time it returns: a function
+    /// task's reference on a case.
+    Return,
+    /// The statement holding line `first` of `path` (relative to the rootdir) with
+    /// everything nested in it, through `last`: an assertion in its test. With `forward`,
+    /// the criterion is those statements together with every test statement that depends
+    /// on them (a completion span and the judge test statements it feeds).
+    Lines {
+        path: String,
+        first: i32,
+        last: i32,
+        forward: bool,
+    },
+}
+
+/// How one traced execution's slicing ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitStatus {
+    Ok,
+    /// More statement executions than [`Trace::max_events`].
+    TooLarge,
+    /// Not traced or not sliced (`reason`).
+    Untraceable,
+}
+
+/// Whose a file is: the code under test, or the tests (a test module, conftest, a file
+/// under a tests folder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Code,
+    Test,
+}
+
+/// A statement of a slice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceStatement {
+    /// Its file, relative to the rootdir (the work folder).
+    pub path: String,
+    /// Its first line.
+    pub line: i32,
+    /// Times it ran in the slice.
+    pub count: u64,
+    /// The call depth of its executions (1: the traced entry's frame).
+    pub min_depth: u32,
+    pub max_depth: u32,
+    /// The function holding it (qualified name; empty at module level or in a class body).
+    pub function: String,
+    /// That function's lines, decorators included (0 without a function).
+    pub first_line: i32,
+    pub last_line: i32,
+    pub role: Role,
+}
+
+/// An input of a slice: a value from outside the traced code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceInput {
+    /// `kind:where:name` (`param`, `global`, `attr`, `free`).
+    pub key: String,
+    /// `code` when a statement of the code under test uses it.
+    pub role: Role,
+}
+
+/// One traced execution: a call, or one test of a `pytest` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceUnit {
+    /// The test (pytest requests).
+    pub node_id: Option<String>,
+    pub status: UnitStatus,
+    pub reason: Option<String>,
+    /// Statement executions traced.
+    pub events: u64,
+    /// The cap it ran under.
+    pub cap: u64,
+    /// Seconds of the traced execution.
+    pub seconds: f64,
+    /// Seconds of the dependence analysis after it.
+    #[serde(default)]
+    pub slice_seconds: f64,
+    /// `settrace` or `monitoring`.
+    pub tracer: String,
+    #[serde(default)]
+    pub statements: Vec<SliceStatement>,
+    #[serde(default)]
+    pub inputs: Vec<SliceInput>,
 }
 
 /// A value recorded by the capture of a rewritten test (see [`PytestRun::capture`]).
@@ -143,6 +251,7 @@ impl Request {
             kwargs: "{}".into(),
             coverage: false,
             fresh: false,
+            trace: None,
         })
     }
 
@@ -158,6 +267,7 @@ impl Request {
             kwargs: "{}".into(),
             coverage: false,
             fresh: false,
+            trace: None,
         })
     }
 
@@ -317,6 +427,9 @@ pub struct Outcome {
     /// What the capture recorded, for `pytest` requests with `capture`.
     #[serde(default)]
     pub captures: Vec<Capture>,
+    /// The traced executions' slices, for requests with a `trace`.
+    #[serde(default)]
+    pub slices: Vec<SliceUnit>,
 }
 
 impl Outcome {
@@ -338,6 +451,7 @@ impl Outcome {
             exit_code: None,
             detail: Some(detail),
             captures: Vec::new(),
+            slices: Vec::new(),
         }
     }
 

@@ -573,6 +573,7 @@ fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
         pristine: false,
         overlay: Vec::new(),
         capture: false,
+        trace: None,
     })
 }
 

@@ -344,6 +344,7 @@ pub fn judge(
             kwargs: case.kwargs.clone(),
             coverage: false,
             fresh: false,
+            trace: None,
         });
         let o = match batch.run(&req) {
             Ok(o) => o,

@@ -273,6 +273,7 @@ fn suite(opts: &ProcessOptions, interpreter: Option<PathBuf>) {
             kwargs: "{}".into(),
             coverage: false,
             fresh: false,
+            trace: None,
         }));
         requests.push(Request::call_source(
             "def solve(x):\n    return x\n",

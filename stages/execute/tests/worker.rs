@@ -185,6 +185,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
         pristine: false,
         overlay: vec![],
         capture: false,
+        trace: None,
     });
     let out = run_batch(&backend(), &spec, &[req], &limits()).unwrap();
     let o = &out[0];
@@ -335,6 +336,7 @@ fn file_and_module_targets_of_a_tree_with_coverage() {
         kwargs: "{}".into(),
         coverage: true,
         fresh: false,
+        trace: None,
     });
     let by_file = Request::call_file("pkg/helpers.py", "up", "['x']");
     let out = run_batch(&backend(), &spec, &[by_module, by_file], &limits()).unwrap();
@@ -379,6 +381,7 @@ fn pristine_pytest_requests_undo_what_earlier_ones_did() {
             pristine: true,
             overlay,
             capture: false,
+            trace: None,
         })
     };
     let ov = |path: &str, text: &str| Overlay {

@@ -34,6 +34,7 @@ fn request(
         kwargs: kwargs.into(),
         coverage,
         fresh,
+        trace: None,
     })
 }
 

@@ -127,6 +127,7 @@ pub fn record(
         pristine: true,
         overlay,
         capture: true,
+        trace: None,
     });
     let limits = judges.options().limits_for(tests_seconds);
     let o = match judges.run(repo_id, seed, limits, &req)? {
