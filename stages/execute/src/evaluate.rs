@@ -56,24 +56,25 @@ pub struct EvalOptions {
 }
 
 /// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed, and the
-/// judge workers of the repositories of completion tasks.
-struct Workers<'b> {
+/// judge workers of the repositories of completion and assertion tasks. Also what `slice`
+/// runs its traced executions in.
+pub struct Workers<'b> {
     backend: &'b dyn Backend,
     limits: crate::backend::Limits,
     pairs: HashMap<(PathBuf, Vec<String>), (Batch<'b>, Batch<'b>)>,
-    judges: Judges<'b>,
+    pub judges: Judges<'b>,
 }
 
 /// A task of any family that execute judges.
 #[derive(Clone, Copy)]
-enum Item<'a> {
+pub enum Item<'a> {
     Function(&'a TaskCases),
     Completion(&'a CompletionTask),
     Assertion(&'a AssertionTask),
 }
 
 impl<'a> Item<'a> {
-    fn task_id(&self) -> &'a str {
+    pub fn task_id(&self) -> &'a str {
         match self {
             Item::Function(t) => &t.task.task_id,
             Item::Completion(t) => &t.task_id,
@@ -81,7 +82,7 @@ impl<'a> Item<'a> {
         }
     }
 
-    fn family(&self) -> Family {
+    pub fn family(&self) -> Family {
         match self {
             Item::Function(_) => Family::Function,
             Item::Completion(_) => Family::Completion,
@@ -90,7 +91,7 @@ impl<'a> Item<'a> {
     }
 
     /// The repository whose judge worker it needs (completion and assertion tasks).
-    fn repo_id(self) -> Option<&'a str> {
+    pub fn repo_id(self) -> Option<&'a str> {
         match self {
             Item::Function(_) => None,
             Item::Completion(t) => Some(&t.repo_id),
@@ -100,7 +101,8 @@ impl<'a> Item<'a> {
 }
 
 impl<'b> Workers<'b> {
-    fn pair(&mut self, python: &Path, preload: &[String]) -> &mut (Batch<'b>, Batch<'b>) {
+    /// The workers (hash seeds 0 and 1) of function code run by `python` with `preload`.
+    pub fn pair(&mut self, python: &Path, preload: &[String]) -> &mut (Batch<'b>, Batch<'b>) {
         let (backend, limits) = (self.backend, self.limits);
         self.pairs
             .entry((python.to_path_buf(), preload.to_vec()))
@@ -125,7 +127,7 @@ impl<'b> Workers<'b> {
 /// Runs `work` over `items` on the pool with `opts.jobs` threads, each with its own
 /// [`Workers`]; `sink` gets each result on the calling thread as it finishes. Stops early
 /// when no worker may start by configuration (that error is returned).
-fn parallel<T: Sync, R: Send>(
+pub fn parallel<T: Sync, R: Send>(
     opts: &EvalOptions,
     repos: &RepoWorkers,
     items: &[T],
@@ -217,15 +219,15 @@ fn assertion_execution_hash(c: &Candidate, validation: &str, opts: &CompletionOp
 
 /// The tasks of every family: the `ok` function tasks, the completion tasks and the
 /// assertion tasks; any table may be absent (a dataset of some families), not all.
-/// The tasks of every family.
-struct Loaded {
-    functions: Vec<TaskCases>,
-    completions: Vec<CompletionTask>,
-    assertions: Vec<AssertionTask>,
+pub struct Loaded {
+    pub functions: Vec<TaskCases>,
+    pub completions: Vec<CompletionTask>,
+    pub assertions: Vec<AssertionTask>,
 }
 
 impl Loaded {
-    fn items(&self) -> impl Iterator<Item = Item<'_>> {
+    /// Every task, functions first.
+    pub fn items(&self) -> impl Iterator<Item = Item<'_>> {
         self.functions
             .iter()
             .map(Item::Function)
@@ -234,7 +236,8 @@ impl Loaded {
     }
 }
 
-fn load_tasks(dir: &Path) -> anyhow::Result<Loaded> {
+/// Reads the tasks of every family of the dataset `dir`.
+pub fn load_tasks(dir: &Path) -> anyhow::Result<Loaded> {
     let completions = completion::load(dir)?;
     let assertions = assertion::load(dir)?;
     let functions = if (completions.is_empty() && assertions.is_empty())
@@ -252,7 +255,7 @@ fn load_tasks(dir: &Path) -> anyhow::Result<Loaded> {
 }
 
 /// The repositories whose judge workers `items` need, sorted and distinct.
-fn repos_of<'a>(items: impl Iterator<Item = Item<'a>>) -> Vec<&'a str> {
+pub fn repos_of<'a>(items: impl Iterator<Item = Item<'a>>) -> Vec<&'a str> {
     let mut ids: Vec<&str> = items.filter_map(Item::repo_id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -260,7 +263,7 @@ fn repos_of<'a>(items: impl Iterator<Item = Item<'a>>) -> Vec<&'a str> {
 }
 
 /// Where an item's repository runs, for row hashes.
-fn placement_of(repos: &RepoWorkers, repo_id: &str) -> String {
+pub fn placement_of(repos: &RepoWorkers, repo_id: &str) -> String {
     match repos.get(repo_id) {
         Some(Ok(w)) => w.key.clone(),
         Some(Err(why)) => format!("none: {why}"),
