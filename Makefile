@@ -4,9 +4,10 @@
 #   make dataset SOURCES=file.toml NAME=q4   the same chain on any sources into data/NAME
 #                (MODELS="oracle null mutant memorized gpt" MODEL_gpt=openai:...@URL, CUTOFF=YYYY-MM-DD, JOBS=2)
 #   make quarterly QUARTER=2026q4 CUTOFF=...  the quarter's dataset, then a dated snapshot (publish)
-#   make test    every test (Rust workspace, fixture projects' own suites)
+#   make test    every test (Rust workspace, fixture projects' own suites, the worker's Python tests)
 #   make bench   throughput figures, each against an alternative measured in the same run
-#                (the completion judge: its tests against the whole suite per answer, on data/real)
+#                (the completion judge: its tests against the whole suite per answer, on data/real;
+#                slicing: traced runs against the same runs untraced, on data/real)
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
 #                synthesize-tests' coverage vs Hypothesis' st.from_type, SYNTH_CALLS calls each,
 #                on all of data/synth (~20 min) or the first SYNTH_LIMIT candidates)
@@ -32,12 +33,12 @@ SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 JOBS    ?= 2
-STAGES  := crawl resolve classify execute synthesize-tests mask solve score publish
+STAGES  := crawl resolve classify execute synthesize-tests mask slice solve score publish
 # query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant memorized
 
-.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -88,7 +89,7 @@ quarterly: setup build
 ## tools' setup, then the Rust tests and each fixture project's own suite.
 test:
 	@$(MAKE) --no-print-directory -j4 test-prepare
-	@$(MAKE) --no-print-directory test-rust test-fixtures
+	@$(MAKE) --no-print-directory test-rust test-fixtures test-python
 
 test-prepare: test-build setup setup-browser setup-datasets
 
@@ -118,6 +119,11 @@ test-fixtures:
 	  (cd "$$d" && ../../../$(PY) -m pytest -q -p no:cacheprovider) || exit 1; \
 	done
 
+## The worker's own Python tests (the slicer on hand-checked programs).
+test-python:
+	@echo "== pytest stages/execute/python/tests"
+	$(PY) -m pytest -q -p no:cacheprovider stages/execute/python/tests
+
 ## Regenerates schemas/TABLES.md from the code.
 tables-doc:
 	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
@@ -135,6 +141,10 @@ bench: setup
 	@echo "== completion judge: the tests that execute the span against the whole suite, per answer"
 	$(CARGO) build --release -p mask --bins
 	BIN=$(RBIN) bash scripts/bench-judge.sh $(REAL)
+	@echo "== slice: each valid task traced and sliced against the same runs without the tracer"
+	$(CARGO) build --release -p slice --bins
+	$(RBIN)/slice --data $(REAL) --force --jobs $(JOBS) -q; test $$? -le 1
+	$(PY) scripts/slice-report.py $(REAL)
 	@echo "== synthesize-tests against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls"
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
 

@@ -13,9 +13,9 @@
 #   CUTOFF   the cutoff (YYYY-MM-DD): crawl dates each function's code against the versions
 #            before it, score splits before/after it, publish (make quarterly) keeps only
 #            tasks of code newer than it
-#   CRAWL_ARGS, SYNTH_ARGS, REPO_TESTS_ARGS, MASK_ARGS, SOLVE_ARGS, EXEC_ARGS  more options
-#            for crawl (--history N), synthesize-tests, execute --repo-tests, mask, solve,
-#            execute
+#   CRAWL_ARGS, SYNTH_ARGS, REPO_TESTS_ARGS, MASK_ARGS, SLICE_ARGS, SOLVE_ARGS, EXEC_ARGS
+#            more options for crawl (--history N), synthesize-tests, execute --repo-tests,
+#            mask, slice, solve, execute
 #
 # Each stage's wall time is appended to $(D)/timings.tsv (scripts/timed.sh).
 
@@ -52,6 +52,11 @@ $(D)/completion_tasks.parquet $(D)/assertion_tasks.parquet &: $(D)/repo_tests.pa
 $(D)/validations.parquet: $(D)/function_tasks.parquet $(D)/test_cases.parquet $(D)/completion_tasks.parquet $(D)/assertion_tasks.parquet $(BIN)/execute
 	$(TIMED) validate -- $(BIN)/execute --data $(D) --validate --jobs $(JOBS) $(EXEC_ARGS)
 
+# The difficulty of every valid task: the dynamic slice of the execution that judges it
+# (ESV, MCL, DFI), traced in the sandbox.
+$(D)/slices.parquet: $(D)/validations.parquet $(BIN)/slice
+	$(TIMED) slice --ok 1 -- $(BIN)/slice --data $(D) --jobs $(JOBS) $(SLICE_ARGS)
+
 # A run: the model's answers, then their executions.
 $(D)/runs/%/candidates.parquet: $(D)/validations.parquet $(BIN)/solve
 	$(TIMED) solve:$* -- $(BIN)/solve --data $(D) --run $* --model '$(or $(MODEL_$*),$*)' $(SOLVE_ARGS)
@@ -60,7 +65,7 @@ $(D)/runs/%/executions.parquet: $(D)/runs/%/candidates.parquet $(BIN)/execute
 	$(TIMED) execute:$* -- $(BIN)/execute --data $(D) --run $* --jobs $(JOBS) $(EXEC_ARGS)
 
 # Scores of every run and one report comparing them.
-$(D)/report.html: $(foreach m,$(MODELS),$(D)/runs/$(m)/executions.parquet) $(BIN)/score
+$(D)/report.html: $(foreach m,$(MODELS),$(D)/runs/$(m)/executions.parquet) $(D)/slices.parquet $(BIN)/score
 	$(TIMED) score -- $(BIN)/score --data $(D) $(addprefix --run ,$(MODELS)) $(if $(CUTOFF),--cutoff $(CUTOFF)) --report $@
 
 # Intermediate files of pattern rules are kept: they are the dataset.

@@ -7,7 +7,10 @@
 --                          interval, in the buckets score would give (stages/score,
 --                          difficulty.rs): tertiles `low`, `medium`, `high` of the mean of
 --                          each valid task's normalized average rank in ESV, MCL and DFI
---                          (`unknown` without a slice); without a `slices` table, of the
+--                          among the valid tasks whose slice has status `ok` (`unknown`
+--                          without one: no slice, or one of status `timeout`, `too_large`
+--                          or `untraceable`, whose figures are null); without a `slices`
+--                          table, of the
 --                          function tasks' branch arcs and non-blank lines of the reference
 --                          solution, named `low (proxy)` ... (`unknown (proxy)` for other
 --                          families).
@@ -23,7 +26,8 @@ SELECT
 FROM scores
 WHERE breakdown = 'difficulty' AND k = 1
 UNION ALL -- branch
--- From executions, bucketed by the slices (when the dataset has them).
+-- From executions, bucketed by the slices (when the dataset has them). Only a slice of
+-- status 'ok' measures its task (the others have null figures): the rest are 'unknown'.
 WITH measured AS (
     SELECT
         v.task_id,
@@ -32,6 +36,8 @@ WITH measured AS (
         CAST(s.dfi AS DOUBLE) AS m3
     FROM valid_tasks v
     JOIN slices s ON s.task_id = v.task_id
+    WHERE s.status = 'ok'
+        AND s.esv IS NOT NULL AND s.mcl IS NOT NULL AND s.dfi IS NOT NULL
 ),
 -- Per measure: i, the 0-based first position of the value's ties; c, how many tie.
 positions AS (
@@ -85,6 +91,8 @@ SELECT
     'executions' AS source
 FROM per_task p
 LEFT JOIN buckets b ON b.task_id = p.task_id
+-- Slices of any status: a table whose every slice failed still makes the tasks 'unknown'
+-- (as score does), not proxy-bucketed.
 CROSS JOIN (SELECT count(*) AS n FROM slices) sliced
 WHERE sliced.n > 0
 GROUP BY p.run, coalesce(b.bucket, 'unknown')

@@ -242,6 +242,21 @@ text_enum! {
 }
 
 text_enum! {
+    /// How the slicing of a task ended.
+    pub enum SliceStatus {
+        /// Traced; the figures are set.
+        Ok = "ok",
+        /// A traced run went over its time limit.
+        Timeout = "timeout",
+        /// A traced run executed more statements than the cap.
+        TooLarge = "too_large",
+        /// The run could not be traced or sliced (`reason`): the code replaced the tracer,
+        /// the statement asked about never ran, the run failed.
+        Untraceable = "untraceable",
+    }
+}
+
+text_enum! {
     /// Whether a model could be asked for an answer.
     pub enum AnswerStatus {
         Ok = "ok",
@@ -290,6 +305,13 @@ text_enum! {
         Class = "class",
         Repo = "repo",
         Difficulty = "difficulty",
+        /// Tertile (`low`, `medium`, `high`, `unknown` without a slice) of ESV, the
+        /// reading load of the task's slice.
+        Esv = "esv",
+        /// Tertile of MCL, the simulation depth of the task's slice.
+        Mcl = "mcl",
+        /// Tertile of DFI, the integration width of the task's slice.
+        Dfi = "dfi",
         /// Before or after the cutoff, by the date of the task's code.
         Window = "window",
         /// The quarter of the task's code date (`2026Q2`): the contamination curve.

@@ -6,7 +6,8 @@
 
 use crate::{
     CompletionTask, Family, Function, FunctionClass, FunctionTask, Isolation, PromptKind, Repo,
-    RepoStatus, SearchStop, SourceKind, SpanKind, TaskStatus, Validation, ValidationStatus,
+    RepoStatus, SearchStop, Slice, SliceStatus, SourceKind, SpanKind, TaskStatus, Validation,
+    ValidationStatus,
 };
 
 /// A crawled repository from a local path: status `ok`, no version, license or dates.
@@ -153,5 +154,35 @@ pub fn completion_task(task_id: &str, repo_id: &str) -> CompletionTask {
         code_date: None,
         code_date_source: None,
         after_cutoff: None,
+    }
+}
+
+/// A slice of status `ok` with every figure 1, traced by `settrace` in one unit.
+pub fn slice(task_id: &str, family: Family) -> Slice {
+    Slice {
+        task_id: task_id.into(),
+        family,
+        status: SliceStatus::Ok,
+        reason: None,
+        esv: Some(1),
+        mcl: Some(1),
+        depth: Some(1),
+        dfi: Some(1),
+        files: Some(1),
+        modules: Some(1),
+        functions: Some(1),
+        module_statements: Some(0),
+        slice_functions: Vec::new(),
+        slice_files: Vec::new(),
+        inputs: Vec::new(),
+        units: 1,
+        units_ok: 1,
+        events: 1,
+        event_cap: 1_000_000,
+        trace_seconds: 0.0,
+        plain_seconds: 0.0,
+        tracer: "settrace".into(),
+        isolation: Isolation::Namespaces,
+        input_hash: "0".repeat(32),
     }
 }

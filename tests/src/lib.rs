@@ -41,6 +41,10 @@ pub fn bin(name: &str) -> PathBuf {
                 "score",
                 "-p",
                 "publish",
+                "-p",
+                "mask",
+                "-p",
+                "slice",
                 "--bins",
             ])
             .status()

@@ -40,6 +40,7 @@ fn the_pipeline_reruns_only_what_changed() {
         "synthesize-tests",
         "execute",
         "mask",
+        "slice",
         "solve",
         "score",
     ] {
@@ -64,6 +65,7 @@ fn the_pipeline_reruns_only_what_changed() {
         "repo-tests",
         "mask",
         "validate",
+        "slice",
         "solve:oracle",
         "execute:mutant",
         "execute:memorized",
@@ -77,6 +79,7 @@ fn the_pipeline_reruns_only_what_changed() {
     let stages_run = timings.lines().count();
     completion_tasks_of_the_fixtures(&dir);
     assertion_tasks_of_the_fixtures(&dir);
+    slices_of_the_fixtures(&dir);
     assertion_values_of_textkit(tmp.path(), &dir);
 
     // Nothing changed: `make -q` says up to date, and a second make runs no stage.
@@ -206,6 +209,52 @@ fn assertion_tasks_of_the_fixtures(dir: &Path) {
             "run {run}: every valid assertion task judged"
         );
     }
+}
+
+/// Every valid task of every family has a slice, at least 98% of each family with figures
+/// (`ok`), and the report's difficulty comes from them.
+fn slices_of_the_fixtures(dir: &Path) {
+    use schemas::{Slice, SliceStatus, Validation};
+    let validations: Vec<Validation> = schemas::read_table(dir).unwrap();
+    let slices: Vec<Slice> = schemas::read_table(dir).unwrap();
+    let of: std::collections::HashMap<&str, &Slice> =
+        slices.iter().map(|s| (s.task_id.as_str(), s)).collect();
+    for family in [
+        schemas::Family::Function,
+        schemas::Family::Completion,
+        schemas::Family::Assertion,
+    ] {
+        let valid: Vec<&Validation> = validations
+            .iter()
+            .filter(|v| v.valid && v.family == family)
+            .collect();
+        assert!(!valid.is_empty(), "no valid {family} task");
+        let ok = valid
+            .iter()
+            .filter(|v| of.get(v.task_id.as_str()).is_some_and(|s| s.status == SliceStatus::Ok))
+            .count();
+        assert!(
+            ok * 100 >= valid.len() * 98,
+            "{family}: {ok} of {} valid tasks sliced: {:?}",
+            valid.len(),
+            slices
+                .iter()
+                .filter(|s| s.family == family && s.status != SliceStatus::Ok)
+                .map(|s| s.reason.clone())
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+        for v in &valid {
+            if let Some(s) = of.get(v.task_id.as_str()).filter(|s| s.status == SliceStatus::Ok) {
+                assert!(
+                    s.esv.unwrap() > 0 && s.mcl.unwrap() > 0 && s.depth.unwrap() > 0,
+                    "{s:?}"
+                );
+            }
+        }
+    }
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(!report.contains("Proxy difficulty"), "the report uses the proxy");
 }
 
 /// Every assertion of textkit (whose `test_values.py` holds values of each kind the family

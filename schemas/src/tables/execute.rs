@@ -1,6 +1,6 @@
 //! Tables written by `execute` (and `slice`, which runs code through it).
 
-use crate::enums::{Family, Isolation, TestOutcome, ValidationStatus};
+use crate::enums::{Family, Isolation, SliceStatus, TestOutcome, ValidationStatus};
 use crate::{record, table};
 
 record! {
@@ -78,23 +78,92 @@ table! {
 }
 
 table! {
-    /// One row per task: its difficulty, from the dynamic slice of what it executes.
+    /// One row per valid task: its difficulty, from the dynamic slice of the execution that
+    /// judges it. These are freshbench's own definitions (RepoReason's are not public in
+    /// detail). The *dynamic slice* of a task is the set of statements its observed result
+    /// depends on, through data and control dependences, in the execution it is judged by:
+    /// for a function task, what the reference returns (or raises) on each of its cases;
+    /// for a completion task, the masked span's statements and the statements of its judge
+    /// tests that depend on them, with everything those depend on; for an assertion task,
+    /// the assertion statement of its test (with its block for `raises`) on the task's
+    /// program. Data dependences come from the bytecode's loads and stores (locals,
+    /// globals, closure cells, attributes of an object the instruction before loads, a
+    /// method call or item store on a variable counted as a store of it), control
+    /// dependences from the innermost enclosing branch (`if`, `elif`, `while`, `for`,
+    /// `except`, `match`) in the same call, or the call itself; a call's parameters depend
+    /// on the calling statement and the calling statement on what the call returned or
+    /// raised. Only the repository's (or the task's) files are traced. **ESV** (reading
+    /// load): the lines (definition through last line, decorators included) of the
+    /// distinct functions holding a statement of the slice, plus the slice's module-level
+    /// statements. **MCL** (simulation depth): the executions of the slice's statements,
+    /// counted with repetition, over every case or test; `depth`: the deepest call depth
+    /// inside the slice. **DFI** (integration width): the distinct inputs feeding the
+    /// slice from outside the code under test: parameters given by the harness, pytest or
+    /// a test (a test's arguments to the code under test count), module-level values
+    /// defined before the trace (constants, other modules' globals, the standard library's
+    /// and third-party modules' values), attributes of objects built outside, closure
+    /// variables defined outside; modules, classes, functions and methods are code, not
+    /// inputs, and literals are constants. What counts: for function tasks the task's code,
+    /// for completion tasks the code under test only (the judge tests are not shown), for
+    /// assertion tasks the code and the test. A cap on executions traced per unit
+    /// (`event_cap`) bounds the work: more is `too_large`, never a truncated figure. The
+    /// figures are null unless `status` is `ok`.
     pub struct Slice in "slices" written_by "slice" {
         /// The task.
         pub task_id: String,
         /// The task's family.
         pub family: Family,
-        /// ESV, reading load: lines of code of all functions in the dynamic slice.
-        pub esv: i32,
-        /// MCL, simulation depth: statements executed in the slice, with repetition.
-        pub mcl: i64,
-        /// DFI, integration width: independent external inputs feeding the slice.
-        pub dfi: i32,
-        /// Files touched.
-        pub files: i32,
-        /// Modules touched.
-        pub modules: i32,
-        /// Functions in the slice.
-        pub functions: i32,
+        /// `ok`, `timeout`, `too_large` (more statements executed than `event_cap`) or
+        /// `untraceable` (`reason` says why).
+        pub status: SliceStatus,
+        /// Why the status is not `ok`.
+        pub reason: Option<String>,
+        /// ESV, reading load: lines of the distinct functions holding a statement of the
+        /// slice, plus the slice's module-level statements (shown code only: see
+        /// `functions`).
+        pub esv: Option<i32>,
+        /// MCL, simulation depth: statements of the slice executed, counted with repetition.
+        pub mcl: Option<i64>,
+        /// The deepest call depth inside the slice (1: one frame).
+        pub depth: Option<i32>,
+        /// DFI, integration width: independent inputs feeding the slice from outside the
+        /// code under test (`inputs` lists them).
+        pub dfi: Option<i32>,
+        /// Files holding a statement of the slice.
+        pub files: Option<i32>,
+        /// Modules (packages: distinct folders) of those files.
+        pub modules: Option<i32>,
+        /// Distinct functions holding a statement of the slice.
+        pub functions: Option<i32>,
+        /// Statements of the slice at module level (or in a class body).
+        pub module_statements: Option<i32>,
+        /// The functions of the slice, `path::qualname` (sorted, at most 200).
+        pub slice_functions: Vec<String>,
+        /// The files of the slice (sorted).
+        pub slice_files: Vec<String>,
+        /// The inputs counted by `dfi`, as `kind:where:name` (sorted, at most 200):
+        /// `param` (a parameter given from outside: the harness, pytest, a test),
+        /// `global` (a module-level value defined before the trace), `attr` (an attribute
+        /// of an object built outside), `free` (a closure's variable defined outside).
+        pub inputs: Vec<String>,
+        /// Executions traced: the task's cases (function) or tests (completion, assertion).
+        pub units: i32,
+        /// Of them, those whose slice is in the figures.
+        pub units_ok: i32,
+        /// Statements executed in traced code (the slice's and the rest), all units.
+        pub events: i64,
+        /// The cap on `events` per unit (more is `too_large`).
+        pub event_cap: i64,
+        /// Seconds of the traced runs (tracing and the dependence analysis, in the worker).
+        pub trace_seconds: f64,
+        /// Seconds of the same runs without the tracer (in the same worker, just before).
+        pub plain_seconds: f64,
+        /// The tracer: `settrace` (Python 3.11) or `monitoring` (sys.monitoring).
+        pub tracer: String,
+        /// The isolation the runs had.
+        pub isolation: Isolation,
+        /// Hash of what produced the row: the task, its cases or tests, the options and the
+        /// build (32 hex digits); a rerun keeps the row only when it matches.
+        pub input_hash: String,
     }
 }

@@ -81,6 +81,7 @@ class Static:
         self.funcs = []
         self.func_at = {}
         self.headers = set()
+        self.handlers = set()
         self.gives = set()
         tree = ast.parse(text)
         self._body(tree.body, None, -1, "")
@@ -140,6 +141,7 @@ class Static:
             self.func[h.lineno] = func
             self.extent[h.lineno] = (h.lineno, h.end_lineno or h.lineno)
             self.headers.add(h.lineno)
+            self.handlers.add(h.lineno)
             self._body(h.body, h.lineno, func, prefix)
         for c in cases:
             self._body(c.body, node.lineno, func, prefix)
@@ -210,7 +212,7 @@ def _base(ins):
 class Frame:
     __slots__ = ("key", "fid", "static", "path", "role", "depth", "entry", "cur", "cur_stmt",
                  "cur_off", "last_of", "ops", "pending", "func_index", "real", "caller",
-                 "raised", "named")
+                 "raised", "named", "lastl")
 
 
 class Tracer:
@@ -238,6 +240,8 @@ class Tracer:
         self.paths = []
         self.path_index = {}
         self.stopped = None
+        self.error = ""
+        self._roles = []
         self.next_key = 0
         self.events = 0
         self.t0 = 0.0
@@ -316,6 +320,9 @@ class Tracer:
             self.stopped = "too_large"
             sys.settrace(None)
             return None
+        except Exception as e:  # noqa: BLE001 - a slicer bug must not reach the code
+            self._fail(e)
+            return None
 
     def _call(self, frame):
         code = frame.f_code
@@ -350,6 +357,7 @@ class Tracer:
         fr.real = frame
         fr.raised = False
         fr.named = real_func
+        fr.lastl = {}
         if real_func:
             fr.func_index = static.func_at.get(code.co_firstlineno, -2)
         else:  # a comprehension, lambda or module: the function of its statement
@@ -366,17 +374,17 @@ class Tracer:
         outside = caller is None or (caller.role == "test" and role == "code")
         for name in names:
             if name == "self" or name == "cls" or name.startswith("."):
-                if caller is not None:
-                    self.last[(fr.key, name)] = caller.cur
+                if caller is not None and caller.cur is not None:
+                    fr.lastl[name] = caller.cur
                 continue
             if outside:
                 key = ("param", "%s:%s" % (path, code.co_qualname
                                            if hasattr(code, "co_qualname") else code.co_name),
                        name)
                 deps = [caller.cur] if caller is not None and caller.cur is not None else []
-                self.last[(fr.key, name)] = self._input(key, deps)
+                fr.lastl[name] = self._input(key, deps)
             elif caller.cur is not None:
-                self.last[(fr.key, name)] = caller.cur
+                fr.lastl[name] = caller.cur
         self.frames[id(frame)] = fr
         self.stack.append(fr)
         return self.local_trace
@@ -397,7 +405,15 @@ class Tracer:
             self.stopped = "too_large"
             sys.settrace(None)
             return None
+        except Exception as e:  # noqa: BLE001
+            self._fail(e)
+            return None
         return self.local_trace
+
+    def _fail(self, e):
+        self.stopped = "error"
+        self.error = "%s: %s" % (type(e).__name__, str(e)[:300])
+        sys.settrace(None)
 
     def _line(self, frame):
         fr = self.frames.get(id(frame))
@@ -410,7 +426,7 @@ class Tracer:
             return
         fr.raised = False
         func = static.func.get(stmt, -1)
-        if func != fr.func_index and fr.func_index != -2 and frame.f_code.co_name != "<module>":
+        if func != fr.func_index and fr.named and fr.func_index != -2:
             return  # the `def` line of the function itself, or a decorator's
         off = frame.f_lasti
         ops = fr.ops.get(line)
@@ -420,15 +436,26 @@ class Tracer:
                 self._uses(fr, frame, fr.cur, ops[0])
                 fr.pending = fr.pending + ops[1]
             return
-        self._close(fr)
+        raiser = fr.cur
+        if fr.pending:
+            self._close(fr)
         self.events += 1
         parent = static.parent.get(stmt)
         deps = []
+        if raiser is not None and stmt in static.handlers:
+            # An `except` runs because the statement before it raised.
+            deps.append(raiser)
         if parent is not None and parent in fr.last_of:
             deps.append(fr.last_of[parent])
         elif fr.entry is not None:
             deps.append(fr.entry)
-        inst = self._new((fr.fid, stmt), fr.depth, func, deps)
+        inst = len(self.where)
+        if inst >= self.cap:
+            raise TooLarge()
+        self.where.append((fr.fid, stmt))
+        self.depth.append(fr.depth)
+        self.func_of.append(func)
+        self.deps.append(deps)
         fr.cur, fr.cur_stmt, fr.cur_off = inst, stmt, off
         fr.last_of[stmt] = inst
         if ops:
@@ -438,14 +465,12 @@ class Tracer:
             fr.pending = ()
 
     def _loc(self, fr, frame, kind, name, base):
-        if kind == "L":
-            return (fr.key, name)
         if kind == "G":
             return ("G", id(frame.f_globals), name)
         if kind == "C":
             return ("C", fr.path, name)
         if kind == "W":
-            return self._loc(fr, frame, base[0], base[1], None)
+            return None if base[0] == "L" else self._loc(fr, frame, base[0], base[1], None)
         # An attribute: of the object when the instruction before loads it plainly.
         obj = self._resolve(frame, base)
         if obj is _UNKNOWN:
@@ -469,7 +494,13 @@ class Tracer:
 
     def _uses(self, fr, frame, inst, loads):
         deps = self.deps[inst]
+        lastl = fr.lastl
         for kind, name, base in loads:
+            if kind == "L":  # the common case, first and cheapest
+                d = lastl.get(name)
+                if d is not None and d != inst:
+                    deps.append(d)
+                continue
             loc = self._loc(fr, frame, kind, name, base)
             d = self.last.get(loc)
             if d is None and kind == "A" and loc[0] == "A?":
@@ -529,11 +560,15 @@ class Tracer:
             fr.pending = ()
             return
         frame = fr.real
+        cur = fr.cur
         for kind, name, base in fr.pending:
+            if kind == "L" or (kind == "W" and base[0] == "L"):
+                fr.lastl[name] = cur
+                continue
             loc = self._loc(fr, frame, kind, name, base)
-            self.last[loc] = fr.cur
+            self.last[loc] = cur
             if kind == "A":
-                self.last[("A*", name)] = fr.cur
+                self.last[("A*", name)] = cur
         fr.pending = ()
 
     def _return(self, frame):
@@ -571,6 +606,9 @@ class Tracer:
         """The backward slice as a report (a dict), or a status with the reason."""
         t0 = time.perf_counter()
         out = {"events": self.events, "cap": self.cap}
+        if self.stopped == "error":
+            out.update(status="untraceable", reason="slicer error: " + self.error)
+            return out
         if self.stopped == "replaced":
             out.update(status="untraceable",
                        reason="the code replaced the tracer (sys.settrace or coverage)")
@@ -641,7 +679,10 @@ class Tracer:
         return out
 
     def files_role(self, fid):
-        return file_role(self.paths[fid])
+        roles = self._roles
+        while len(roles) < len(self.paths):
+            roles.append(file_role(self.paths[len(roles)]))
+        return roles[fid]
 
     def _criterion(self):
         c = self.criterion

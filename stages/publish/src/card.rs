@@ -47,7 +47,7 @@ fn row_meaning(table: &str) -> &'static str {
         "completion_tasks" => "a completion task: a repository file with one syntax span masked, judged by the repository's own tests",
         "files" => "a file of a repository with published completion or assertion tasks: path, sha256, text (or bytes)",
         "assertion_tasks" => "an assertion task: a real assertion of a repository test with its expected value masked, on the original program or a mutated variant, in the value or verify form",
-        "slices" => "the difficulty of a published task (ESV, MCL, DFI)",
+        "slices" => "the difficulty of a published task, from the dynamic slice of the run that judges it: ESV (reading load), MCL (simulation depth) and DFI (integration width), null unless `status` is `ok` (else `reason` says why)",
         _ => "",
     }
 }

@@ -206,6 +206,24 @@ fn publishes_only_valid_tasks_of_allowed_repositories() {
     assert!(body.contains("| nolic | 2.0.0 | none | 1 |"), "{body}");
     assert!(body.contains("### `test_cases`"));
     assert!(body.contains("publish --verify freshbench-2026-12-01"));
+    // The slices: what a row is, and every column of the table documented.
+    assert!(
+        body.contains(
+            "| `slices` | `data/slices.parquet` | 1 | the difficulty of a published task"
+        ),
+        "{body}"
+    );
+    assert!(body.contains("null unless `status` is `ok`"), "{body}");
+    let slices = &body[body.find("### `slices`").expect("the slices' columns")..];
+    for column in [
+        "status", "reason", "esv", "mcl", "dfi", "depth", "inputs", "units_ok",
+    ] {
+        assert!(
+            slices.contains(&format!("| `{column}` |")),
+            "{column} in {slices}"
+        );
+    }
+    assert!(slices.contains("| `esv` | int32 | yes |"), "{slices}");
 
     // Nothing left beside the snapshot (the temporary folder was renamed).
     let beside: Vec<String> = std::fs::read_dir(tmp.path().join("snapshots"))

@@ -7,15 +7,16 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use schemas::{
     AssertionForm, AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family,
-    Fingerprint, FunctionClass, FunctionTask, Repo, Slice, SpanKind, Table, Timestamp, Validation,
+    Fingerprint, FunctionClass, FunctionTask, Repo, Slice, SliceStatus, SpanKind, Table, Timestamp,
+    Validation,
 };
 
-use crate::difficulty;
+use crate::difficulty::{self, Figure};
 
 /// Where the difficulty buckets come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DifficultySource {
-    /// The `slices` table: ESV, MCL and DFI.
+    /// The `slices` table: ESV, MCL and DFI of the slices of status `ok`.
     Slices,
     /// No `slices` table: branch arcs and lines of the reference solution (function tasks).
     Proxy,
@@ -44,6 +45,43 @@ impl AssertionInfo {
     }
 }
 
+/// ESV, MCL and DFI of a task's slice of status `ok`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Figures {
+    pub esv: i32,
+    pub mcl: i64,
+    pub dfi: i32,
+}
+
+impl Figures {
+    /// The figures of a slice that measured its task: status `ok` and every figure set
+    /// (they are null otherwise); `None` for any other slice.
+    pub fn of(s: &Slice) -> Option<Figures> {
+        if s.status != SliceStatus::Ok {
+            return None;
+        }
+        Some(Figures {
+            esv: s.esv?,
+            mcl: s.mcl?,
+            dfi: s.dfi?,
+        })
+    }
+
+    /// One figure.
+    pub fn get(self, figure: Figure) -> i64 {
+        match figure {
+            Figure::Esv => i64::from(self.esv),
+            Figure::Mcl => self.mcl,
+            Figure::Dfi => i64::from(self.dfi),
+        }
+    }
+
+    /// The three, in [`Figure::ALL`] order, for ranking.
+    pub fn values(self) -> [f64; 3] {
+        Figure::ALL.map(|f| self.get(f) as f64)
+    }
+}
+
 /// A valid task and the group it falls in for every breakdown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskInfo {
@@ -59,8 +97,16 @@ pub struct TaskInfo {
     pub assertion: Option<AssertionInfo>,
     /// The repository's name (with its version or id where names collide).
     pub repo: String,
-    /// The difficulty bucket (`low`, `medium`, `high`, `unknown`; `... (proxy)` from the proxy).
+    /// The difficulty bucket (`low`, `medium`, `high`, `unknown` without a slice of status
+    /// `ok`; `... (proxy)` from the proxy).
     pub difficulty: String,
+    /// ESV, MCL and DFI of the task's slice when its status is `ok`; `None` without one (no
+    /// slice, another status, no `slices` table).
+    pub figures: Option<Figures>,
+    /// The tertile of each figure on its own, in [`Figure::ALL`] order (`low`, `medium`,
+    /// `high` among the valid tasks with a slice of status `ok`; `unknown` without one);
+    /// `None` without a `slices` table (the proxy has no such buckets).
+    pub figure_buckets: Option<[&'static str; 3]>,
     /// `before_cutoff`, `after_cutoff` or `unknown`, by the task's code date; `None` without
     /// `--cutoff`.
     pub window: Option<String>,
@@ -83,8 +129,19 @@ pub struct Dataset {
     /// Tasks validated but not valid (excluded everywhere).
     pub invalid: usize,
     pub difficulty_source: DifficultySource,
+    /// With a `slices` table: the valid tasks per status of their slice (`ok`, `timeout`,
+    /// `too_large`, `untraceable`; `no slice` without a row; `ok without figures` for an
+    /// `ok` row missing a figure). Empty without the table.
+    pub slice_statuses: BTreeMap<String, usize>,
     /// The cutoff as given.
     pub cutoff: Option<String>,
+}
+
+impl TaskInfo {
+    /// The task's tertile of one figure; `None` without a `slices` table.
+    pub fn figure_bucket(&self, figure: Figure) -> Option<&'static str> {
+        self.figure_buckets.map(|b| b[figure as usize])
+    }
 }
 
 /// The samples of one task in a run.
@@ -222,9 +279,26 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
     let repo_names = repo_names(&used_repos, &repos_by_id);
 
     let (difficulty, source) = match &slices {
-        Some(slices) => (by_slices(&ids, slices), DifficultySource::Slices),
-        None => (by_proxy(&ids, &functions), DifficultySource::Proxy),
+        Some(slices) => (
+            with_proxy_where_unsliced(&ids, by_slices(&ids, slices), &functions),
+            DifficultySource::Slices,
+        ),
+        None => (
+            by_proxy(&ids, &functions)
+                .into_iter()
+                .map(|bucket| Difficulty {
+                    bucket,
+                    figures: None,
+                    figure_buckets: None,
+                })
+                .collect(),
+            DifficultySource::Proxy,
+        ),
     };
+    let slice_statuses = slices
+        .as_deref()
+        .map(|s| slice_statuses(&ids, s))
+        .unwrap_or_default();
 
     let tasks = ids
         .iter()
@@ -247,7 +321,9 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
                     || "(unknown repository)".to_string(),
                     |r| repo_names[r].clone(),
                 ),
-                difficulty,
+                difficulty: difficulty.bucket,
+                figures: difficulty.figures,
+                figure_buckets: difficulty.figure_buckets,
                 window,
                 quarter: code_date.map_or_else(|| "unknown".to_string(), quarter_of),
             }
@@ -257,6 +333,7 @@ pub fn load_dataset(dir: &Path, cutoff: Option<(&str, Timestamp)>) -> anyhow::Re
         tasks,
         invalid,
         difficulty_source: source,
+        slice_statuses,
         cutoff: cutoff.map(|(text, _)| text.to_string()),
     })
 }
@@ -299,21 +376,86 @@ fn repo_names<'a>(
     out
 }
 
+/// A task's difficulty: its bucket, and from the slices its figures and their tertiles.
+struct Difficulty {
+    bucket: String,
+    figures: Option<Figures>,
+    figure_buckets: Option<[&'static str; 3]>,
+}
+
+/// The slice of each task (the last row of a task counts, should it have several).
+fn slice_of(slices: &[Slice]) -> HashMap<&str, &Slice> {
+    slices.iter().map(|s| (s.task_id.as_str(), s)).collect()
+}
+
 /// Buckets from the slices: tertiles of the mean normalized rank of ESV, MCL and DFI among
-/// the valid tasks that have a slice; the others are `unknown`.
-fn by_slices(ids: &[&str], slices: &[Slice]) -> Vec<String> {
-    let of: HashMap<&str, &Slice> = slices.iter().map(|s| (s.task_id.as_str(), s)).collect();
-    let measured: Vec<(usize, &Slice)> = ids
+/// the valid tasks whose slice has status `ok` (the others are `unknown`: no slice, or one
+/// that timed out, was too large or could not be traced), and the tertiles of each figure
+/// on its own among the same tasks.
+fn by_slices(ids: &[&str], slices: &[Slice]) -> Vec<Difficulty> {
+    let of = slice_of(slices);
+    let measured: Vec<(usize, Figures)> = ids
         .iter()
         .enumerate()
-        .filter_map(|(i, id)| of.get(id).map(|s| (i, *s)))
+        .filter_map(|(i, id)| of.get(id).and_then(|s| Figures::of(s)).map(|f| (i, f)))
         .collect();
-    let figures = vec![
-        measured.iter().map(|(_, s)| f64::from(s.esv)).collect(),
-        measured.iter().map(|(_, s)| s.mcl as f64).collect(),
-        measured.iter().map(|(_, s)| f64::from(s.dfi)).collect(),
-    ];
-    bucket(ids.len(), &measured, &figures, "")
+    let figures: Vec<Vec<f64>> = Figure::ALL
+        .iter()
+        .map(|&f| measured.iter().map(|(_, m)| m.get(f) as f64).collect())
+        .collect();
+    let combined = bucket(ids.len(), &measured, &figures, "");
+    let mut out: Vec<Difficulty> = combined
+        .into_iter()
+        .map(|bucket| Difficulty {
+            bucket,
+            figures: None,
+            figure_buckets: Some([difficulty::UNKNOWN; 3]),
+        })
+        .collect();
+    let tertiles: Vec<Vec<usize>> = figures.iter().map(|v| difficulty::tertiles(v)).collect();
+    for (m, (i, f)) in measured.iter().enumerate() {
+        out[*i].figures = Some(*f);
+        out[*i].figure_buckets = Some([0, 1, 2].map(|j| difficulty::BUCKETS[tertiles[j][m]]));
+    }
+    out
+}
+
+/// The combined bucket of function tasks without an `ok` slice from the proxy (tertiles
+/// among those tasks, named `... (proxy)`), so that a task the tracer could not measure is
+/// still placed, visibly by another measure; other families stay `unknown`.
+fn with_proxy_where_unsliced(
+    ids: &[&str],
+    mut buckets: Vec<Difficulty>,
+    functions: &HashMap<&str, &FunctionTask>,
+) -> Vec<Difficulty> {
+    let unsliced: Vec<usize> = (0..ids.len())
+        .filter(|&i| buckets[i].figures.is_none() && functions.contains_key(ids[i]))
+        .collect();
+    if unsliced.is_empty() {
+        return buckets;
+    }
+    let sub: Vec<&str> = unsliced.iter().map(|&i| ids[i]).collect();
+    for (i, bucket) in unsliced.into_iter().zip(by_proxy(&sub, functions)) {
+        buckets[i].bucket = bucket;
+    }
+    buckets
+}
+
+/// The valid tasks per status of their slice ([`Dataset::slice_statuses`]).
+fn slice_statuses(ids: &[&str], slices: &[Slice]) -> BTreeMap<String, usize> {
+    let of = slice_of(slices);
+    let mut out = BTreeMap::new();
+    for id in ids {
+        let key = match of.get(id) {
+            None => "no slice",
+            Some(s) if s.status == SliceStatus::Ok && Figures::of(s).is_none() => {
+                "ok without figures"
+            }
+            Some(s) => s.status.as_str(),
+        };
+        *out.entry(key.to_string()).or_default() += 1;
+    }
+    out
 }
 
 /// Buckets from the proxy: tertiles of the mean normalized rank of branch arcs and
@@ -504,5 +646,145 @@ pub fn test_run(name: &str, model: &str, outcomes: &[(&str, u32, u32)]) -> RunDa
         infra_samples: 0,
         statuses: BTreeMap::new(),
         fingerprints: BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemas::examples;
+
+    /// An `ok` slice of a function task with these figures.
+    fn ok(id: &str, esv: i32, mcl: i64, dfi: i32) -> Slice {
+        Slice {
+            esv: Some(esv),
+            mcl: Some(mcl),
+            dfi: Some(dfi),
+            ..examples::slice(id, Family::Function)
+        }
+    }
+
+    /// A slice of another status: no figures.
+    fn failed(id: &str, status: SliceStatus) -> Slice {
+        Slice {
+            status,
+            reason: Some("why".into()),
+            esv: None,
+            mcl: None,
+            depth: None,
+            dfi: None,
+            files: None,
+            modules: None,
+            functions: None,
+            module_statements: None,
+            ..examples::slice(id, Family::Function)
+        }
+    }
+
+    #[test]
+    fn only_ok_slices_are_measured() {
+        let ids = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        let slices = vec![
+            // ESV rises from a to f, MCL falls, DFI ties but for f.
+            ok("a", 1, 60, 2),
+            ok("b", 2, 50, 2),
+            ok("c", 3, 40, 2),
+            ok("d", 4, 30, 2),
+            ok("e", 5, 20, 2),
+            ok("f", 6, 10, 9),
+            failed("g", SliceStatus::Timeout),
+            // An `ok` row without its figures does not measure the task either.
+            Slice {
+                mcl: None,
+                ..ok("h", 100, 100, 100)
+            },
+        ];
+        let d = by_slices(&ids, &slices);
+        let buckets: Vec<[&str; 3]> = d.iter().map(|d| d.figure_buckets.unwrap()).collect();
+        assert_eq!(
+            buckets,
+            [
+                ["low", "high", "low"],
+                ["low", "high", "low"],
+                ["medium", "medium", "low"],
+                ["medium", "medium", "low"],
+                ["high", "low", "low"],
+                ["high", "low", "high"],
+                ["unknown", "unknown", "unknown"],
+                ["unknown", "unknown", "unknown"],
+            ]
+        );
+        // The combined: ESV and MCL cancel out, so DFI decides: f alone is high.
+        let combined: Vec<&str> = d.iter().map(|d| d.bucket.as_str()).collect();
+        assert_eq!(
+            combined,
+            ["low", "low", "low", "low", "low", "high", "unknown", "unknown"]
+        );
+        assert_eq!(
+            d[0].figures,
+            Some(Figures {
+                esv: 1,
+                mcl: 60,
+                dfi: 2
+            })
+        );
+        assert_eq!(d[6].figures, None);
+        assert_eq!(d[7].figures, None);
+        let statuses = slice_statuses(&[&ids[..], &["z"]].concat(), &slices);
+        let statuses: Vec<(&str, usize)> = statuses.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            statuses,
+            [
+                ("no slice", 1),
+                ("ok", 6),
+                ("ok without figures", 1),
+                ("timeout", 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn function_tasks_without_a_slice_get_the_proxy() {
+        let ids = ["a", "b", "g", "x"];
+        let slices = vec![
+            ok("a", 1, 60, 2),
+            ok("b", 2, 50, 2),
+            failed("g", SliceStatus::Timeout),
+        ];
+        let tasks: Vec<FunctionTask> = ["a", "b", "g"]
+            .iter()
+            .map(|id| examples::function_task(id, "r"))
+            .collect();
+        let functions: HashMap<&str, &FunctionTask> =
+            tasks.iter().map(|t| (t.task_id.as_str(), t)).collect();
+        let d = with_proxy_where_unsliced(&ids, by_slices(&ids, &slices), &functions);
+        let buckets: Vec<&str> = d.iter().map(|d| d.bucket.as_str()).collect();
+        // a and b by their slices; g (a function task whose trace timed out) by the proxy,
+        // named so; x (no function task: another family) unknown.
+        assert!(!buckets[0].contains("proxy") && !buckets[1].contains("proxy"));
+        assert!(buckets[2].ends_with("(proxy)"), "{buckets:?}");
+        assert_eq!(buckets[3], "unknown");
+    }
+
+    #[test]
+    fn figures_of_a_slice() {
+        let f = Figures::of(&ok("a", 3, 7, 2)).unwrap();
+        assert_eq!(f.values().to_vec(), vec![3.0, 7.0, 2.0]);
+        assert_eq!(f.get(Figure::Mcl), 7);
+        for status in [
+            SliceStatus::Timeout,
+            SliceStatus::TooLarge,
+            SliceStatus::Untraceable,
+        ] {
+            assert_eq!(Figures::of(&failed("a", status)), None);
+            // Figures on a row that is not `ok` do not count.
+            assert_eq!(
+                Figures::of(&Slice {
+                    status,
+                    ..ok("a", 3, 7, 2)
+                }),
+                None
+            );
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `score`: pass@k of a model's runs, with bootstrap confidence intervals, broken down by
-//! task family, function class, repository, difficulty and publication window, and one
-//! self-contained HTML report that compares the runs side by side.
+//! task family, function class, repository, difficulty (and ESV, MCL and DFI each) and
+//! publication window, and one self-contained HTML report that compares the runs side by
+//! side.
 //!
 //! Reads, from the dataset directory `DIR`: `validations` (only tasks with `valid = true`
 //! count, anywhere), `function_tasks` (and `completion_tasks` / `assertion_tasks` when they
@@ -43,20 +44,25 @@
 //!
 //! The `breakdown` column of `scores`: `overall` (group `all`), `family`, `class` (function
 //! tasks only), `repo` (the repository's name, with its version where two share a name),
-//! `difficulty`, `window` (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the
-//! task's `code_date`, `unknown` without one), `quarter` (of the `code_date`: the
-//! contamination curve) and `level` (completion tasks only: the span kind). Every family's
+//! `difficulty`, `esv`, `mcl` and `dfi` (these three only with a `slices` table), `window`
+//! (only with `--cutoff`: `before_cutoff` / `after_cutoff` by the task's `code_date`,
+//! `unknown` without one), `quarter` (of the `code_date`: the contamination curve) and
+//! `level` (completion tasks only: the span kind). Every family's
 //! tasks carry a code date (function tasks their function's, completion tasks that of the
 //! code the span is made from, assertion tasks the newest of the code their test runs), so
 //! the windows and the curve hold them all. The difficulty buckets are the
 //! tertiles `low`, `medium`, `high` of a combined difficulty: the mean of the task's
-//! normalized ranks ([`difficulty`]) in ESV, MCL and DFI of the `slices` table, among all
-//! valid tasks (so the buckets are the same for every run); tasks without a slice are
-//! `unknown`. Without a `slices` table the same is done with a proxy, the function task's
-//! branch arcs (`branches_total`) and the non-blank lines of its `canonical_solution`, and
-//! the groups are named `low (proxy)`, `medium (proxy)`, `high (proxy)` (`unknown (proxy)`
-//! for other families); the report says so. Failure fingerprints and statuses are no pass@k
-//! breakdown: the report counts them.
+//! normalized ranks ([`difficulty`]) in ESV, MCL and DFI of the `slices` table, among the
+//! valid tasks whose slice has status `ok` (so the buckets are the same for every run);
+//! tasks without one (no slice, or a slice of status `timeout`, `too_large` or
+//! `untraceable`, whose figures are null) are `unknown`. With a `slices` table, `esv`,
+//! `mcl` and `dfi` are breakdowns too: the tertiles of that one figure among the same
+//! tasks (`unknown` without an `ok` slice). Without a `slices` table the combined
+//! difficulty is done with a proxy, the function task's branch arcs (`branches_total`) and
+//! the non-blank lines of its `canonical_solution`, and the groups are named `low (proxy)`,
+//! `medium (proxy)`, `high (proxy)` (`unknown (proxy)` for other families); the report says
+//! so, and there are no `esv`, `mcl` and `dfi` rows. Failure fingerprints and statuses are
+//! no pass@k breakdown: the report counts them.
 //!
 //! # Per family and split
 //!
@@ -92,7 +98,11 @@
 //! splits (with charts of completion tasks by level and of assertion tasks by form and by
 //! program); each run's memorization gap on assertion tasks, when there is one; bar charts with
 //! interval whiskers of pass@1 by family, class, difficulty and publication window (with
-//! what a gap before the cutoff means); a table by repository; stacked bars of statuses
+//! what a gap before the cutoff means); with slices, pass@1 by the tertiles of ESV, MCL and
+//! DFI each (every bin labelled with the figure's range in it), Spearman's rho between the
+//! three figures, and per run the figure that explains most of its failures: the one whose
+//! Spearman rank correlation with the per-task failure rate (1 - the mean pass over its
+//! samples) is largest ([`scores::failures_by_figure`]; not below 6 tasks); a table by repository; stacked bars of statuses
 //! and failure fingerprints; the method. With several runs every chart has one bar per run
 //! in each group, one colour per run. Everything that comes from data is escaped. No
 //! timestamp is written, so the same input gives the same bytes.

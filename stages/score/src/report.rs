@@ -7,8 +7,12 @@ use std::fmt::Write as _;
 use schemas::{Breakdown, Family, Score};
 
 use crate::data::{Dataset, DifficultySource, RunData};
+use crate::difficulty::{self, Explanation, Figure};
 use crate::estimate::Estimate;
-use crate::scores::{group_rank, paired_gap, FamilyScores, MemorizationGap, Split};
+use crate::scores::{
+    failures_by_figure, figure_correlations, group_rank, paired_gap, FamilyScores, MemorizationGap,
+    Split,
+};
 use crate::svg::{self, escape, pct, Bar, Series};
 
 /// One run to report: what was read and the scores computed.
@@ -762,18 +766,24 @@ fn memorization(h: &mut String, runs: &[RunReport]) {
 fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
     h.push_str("<section id=\"difficulty\"><h2>By difficulty</h2>");
     match dataset.difficulty_source {
-        DifficultySource::Slices => h.push_str(
-            "<p class=\"note\">Tertiles of a combined difficulty: the mean of each task's \
-             normalized rank in ESV (lines of the functions in its dynamic slice), MCL \
-             (statements executed) and DFI (independent external inputs), among all valid \
-             tasks. Tasks without a slice are <code>unknown</code>.</p>",
-        ),
+        DifficultySource::Slices => {
+            h.push_str(
+                "<p class=\"note\">Tertiles of a combined difficulty: the mean of each task's \
+                 normalized rank in ESV (lines of the functions in its dynamic slice), MCL \
+                 (statements of the slice executed) and DFI (independent external inputs), \
+                 among the valid tasks whose slice has status <code>ok</code>. Tasks without \
+                 one (no slice, or one that timed out, was too large or could not be traced) \
+                 are <code>unknown</code>.</p>",
+            );
+            slice_statuses(h, dataset);
+        }
         DifficultySource::Proxy => h.push_str(
             "<div class=\"callout\"><b>Proxy difficulty.</b> There is no <code>slices</code> \
              table (run <code>slice</code> for ESV, MCL and DFI), so the buckets are tertiles of \
              a proxy: the mean normalized rank of a function task's branch arcs and the \
              non-blank lines of its reference solution. Groups are marked <code>(proxy)</code>; \
-             tasks other than function tasks are <code>unknown (proxy)</code>.</div>",
+             tasks other than function tasks are <code>unknown (proxy)</code>. pass@1 by ESV, \
+             MCL and DFI each, and which of them explains the failures, need the slices.</div>",
         ),
     }
     h.push_str(&chart_or_note(
@@ -781,7 +791,174 @@ fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
         Breakdown::Difficulty,
         "pass@1 by difficulty",
     ));
+    if dataset.difficulty_source == DifficultySource::Slices {
+        by_figure(h, dataset, runs);
+    }
     h.push_str("</section>");
+}
+
+/// How many valid tasks have a slice of each status, when some have none of status `ok`.
+fn slice_statuses(h: &mut String, dataset: &Dataset) {
+    let ok = dataset.slice_statuses.get("ok").copied().unwrap_or(0);
+    let others: Vec<String> = dataset
+        .slice_statuses
+        .iter()
+        .filter(|(status, n)| status.as_str() != "ok" && **n > 0)
+        .map(|(status, n)| format!("{n} <code>{}</code>", escape(status)))
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<p class=\"note\">Of the {} valid tasks, {ok} have a slice of status <code>ok</code>; \
+         {} are <code>unknown</code> here and in the figures below.</p>",
+        dataset.tasks.len(),
+        others.join(", ")
+    );
+}
+
+/// A figure's rho, two decimals; `—` when undefined.
+fn rho(r: Option<f64>) -> String {
+    r.map_or_else(|| "—".to_string(), |r| format!("{r:.2}"))
+}
+
+/// The smallest and largest value of a figure among the valid tasks of each of its
+/// tertiles.
+fn figure_ranges(dataset: &Dataset, figure: Figure) -> BTreeMap<&'static str, (i64, i64)> {
+    let mut out: BTreeMap<&'static str, (i64, i64)> = BTreeMap::new();
+    for t in &dataset.tasks {
+        let (Some(f), Some(bucket)) = (t.figures, t.figure_bucket(figure)) else {
+            continue;
+        };
+        let v = f.get(figure);
+        let e = out.entry(bucket).or_insert((v, v));
+        e.0 = e.0.min(v);
+        e.1 = e.1.max(v);
+    }
+    out
+}
+
+/// A tertile's label with the figure's range in it: `low (ESV 3–12)`.
+fn bin_label(figure: Figure, key: &str, ranges: &BTreeMap<&'static str, (i64, i64)>) -> String {
+    match ranges.get(key) {
+        Some((lo, hi)) if lo == hi => format!("{key} ({} {lo})", figure.name()),
+        Some((lo, hi)) => format!("{key} ({} {lo}–{hi})", figure.name()),
+        None if key == difficulty::UNKNOWN => format!("{key} (no ok slice)"),
+        None => key.to_string(),
+    }
+}
+
+/// pass@1 by the tertiles of ESV, MCL and DFI each, how alike the three rank the tasks,
+/// and per run which of them goes most with its failures.
+fn by_figure(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    let (between, measured) = figure_correlations(dataset);
+    h.push_str("<h3>By each figure</h3>");
+    if measured < difficulty::MIN_TASKS {
+        let _ = write!(
+            h,
+            "<p class=\"note\">The figures against each other: too few tasks (&lt;{}) with a \
+             slice of status <code>ok</code> ({measured}).</p>",
+            difficulty::MIN_TASKS
+        );
+    } else {
+        let pairs: Vec<String> = difficulty::FIGURE_PAIRS
+            .iter()
+            .zip(between)
+            .map(|((a, b), r)| format!("{}–{} rho={}", a.name(), b.name(), rho(r)))
+            .collect();
+        let _ = write!(
+            h,
+            "<p>The figures against each other (Spearman's rank correlation over the \
+             {measured} valid tasks with a slice of status <code>ok</code>): {}. A rho near 1 \
+             (or −1) would make two figures one measure counted twice; the nearer zero, the \
+             more each tells of its own.</p>",
+            pairs.join(", ")
+        );
+    }
+    for figure in Figure::ALL {
+        let breakdown = figure.breakdown();
+        let keys = groups(runs, breakdown);
+        let _ = write!(
+            h,
+            "<h3>pass@1 by {}</h3><p class=\"note\">{}, {}.</p>",
+            figure.name(),
+            figure.name(),
+            figure.meaning()
+        );
+        if keys.is_empty() {
+            h.push_str("<p class=\"note\">No scored tasks in this breakdown.</p>");
+            continue;
+        }
+        let ranges = figure_ranges(dataset, figure);
+        let labels: Vec<String> = keys.iter().map(|k| bin_label(figure, k, &ranges)).collect();
+        let values: Vec<Vec<Option<Bar>>> = keys
+            .iter()
+            .map(|g| {
+                runs.iter()
+                    .map(|r| find(r.scores, breakdown, g, 1).map(bar_of))
+                    .collect()
+            })
+            .collect();
+        h.push_str(&run_legend(runs));
+        h.push_str(&svg::bar_chart(
+            &format!("pass@1 by tertile of {}", figure.name()),
+            &labels,
+            &series(runs),
+            &values,
+            "no tasks",
+        ));
+    }
+    h.push_str(
+        "<p class=\"note\">Each figure's bins are its tertiles among the valid tasks with a \
+         slice of status <code>ok</code> (tied values share a bin, so bins are about, not \
+         exactly, a third), with the smallest and largest value in the bin; whiskers are 95% \
+         bootstrap intervals over tasks.</p>",
+    );
+    h.push_str("<h3>Which figure explains the failures</h3>");
+    let _ = write!(
+        h,
+        "<p class=\"note\">Per run, Spearman's rank correlation (rho) of each figure with the \
+         task's failure rate (1 − its mean pass over samples), over the valid tasks with a \
+         slice of status <code>ok</code> the run scored; the figure with the largest rho \
+         explains most of the failures. A rho near zero means the figure has little to do \
+         with which tasks fail; fewer than {} tasks give no rho.</p>",
+        difficulty::MIN_TASKS
+    );
+    for r in runs {
+        let name = escape(&r.data.name);
+        let e = failures_by_figure(dataset, r.data);
+        let text = match &e {
+            Explanation::TooFew(n) => format!(
+                "too few tasks (&lt;{}) with a slice of status <code>ok</code> and a scored \
+                 sample ({n}) to tell which figure explains the failures",
+                difficulty::MIN_TASKS
+            ),
+            Explanation::NoFailures => "no failures".to_string(),
+            Explanation::EvenFailures => {
+                "every task fails as often as every other: no figure can explain the failures"
+                    .to_string()
+            }
+            Explanation::Rhos { rho: rhos, tasks } => {
+                let each: Vec<String> = Figure::ALL
+                    .iter()
+                    .zip(rhos)
+                    .map(|(f, r)| format!("{} rho={}", f.name(), rho(*r)))
+                    .collect();
+                let leaders: Vec<&str> = e.leaders().iter().map(|f| f.name()).collect();
+                let verdict = match leaders.as_slice() {
+                    [] => "no figure rises with the failures (no rho above zero)".to_string(),
+                    [one] => format!("{one} explains most of the failures"),
+                    several => format!(
+                        "{} explain most of the failures (tied)",
+                        several.join(" and ")
+                    ),
+                };
+                format!("{}: {verdict} (over {tasks} tasks)", each.join(", "))
+            }
+        };
+        let _ = write!(h, "<p><b>{name}</b>: {text}.</p>");
+    }
 }
 
 fn window(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
@@ -1097,7 +1274,11 @@ fn method(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta) {
         },
         match dataset.difficulty_source {
             DifficultySource::Slices =>
-                "Tertiles of the mean normalized rank of ESV, MCL and DFI from the slices table.",
+                "Tertiles of the mean normalized rank of ESV, MCL and DFI from the slices table \
+                 (slices of status <code>ok</code> only; the other tasks are \
+                 <code>unknown</code>), and the tertiles of each figure on its own. Which \
+                 figure explains a run's failures: the largest Spearman rank correlation \
+                 (average ranks for ties) of a figure with the per-task failure rate.",
             DifficultySource::Proxy =>
                 "No slices table: tertiles of the mean normalized rank of branch arcs and \
                  non-blank lines of the reference solution (a proxy).",
@@ -1120,6 +1301,8 @@ mod tests {
             assertion: None,
             repo: repo.into(),
             difficulty: "low (proxy)".into(),
+            figures: None,
+            figure_buckets: None,
             window: Some("after_cutoff".into()),
             quarter: "unknown".into(),
         };
@@ -1127,6 +1310,7 @@ mod tests {
             tasks: vec![task("a", "<b>bold</b>"), task("b", "plain")],
             invalid: 1,
             difficulty_source: DifficultySource::Proxy,
+            slice_statuses: BTreeMap::new(),
             cutoff: Some("2024-01-01".into()),
         }
     }
@@ -1216,6 +1400,8 @@ mod tests {
                 assertion: None,
                 repo: "plain".into(),
                 difficulty: "unknown (proxy)".into(),
+                figures: None,
+                figure_buckets: None,
                 window: Some("after_cutoff".into()),
                 quarter: "unknown".into(),
             });
@@ -1276,6 +1462,8 @@ mod tests {
                 }),
                 repo: "plain".into(),
                 difficulty: "unknown (proxy)".into(),
+                figures: None,
+                figure_buckets: None,
                 window: Some("after_cutoff".into()),
                 quarter: "unknown".into(),
             });
@@ -1360,5 +1548,154 @@ mod tests {
             a.outcomes.insert(id.into(), Outcome { n: 1, c: 1 });
         }
         assert!(!render_one(&ds, &a).contains("id=\"memorization\""));
+    }
+
+    /// Seven function tasks `s0`..`s6` with slices of status `ok` (ESV 10 + i, MCL
+    /// falling, DFI 2 on all) and `x`, whose slice timed out.
+    fn sliced() -> Dataset {
+        let bucket = |i: usize| difficulty::BUCKETS[(3 * i / 7).min(2)];
+        let mut tasks: Vec<TaskInfo> = (0..7)
+            .map(|i| TaskInfo {
+                task_id: format!("s{i}"),
+                family: schemas::Family::Function,
+                class: Some(schemas::FunctionClass::SelfContained),
+                level: None,
+                assertion: None,
+                repo: "plain".into(),
+                difficulty: "low".into(),
+                figures: Some(crate::data::Figures {
+                    esv: 10 + i as i32,
+                    mcl: 100 - i as i64,
+                    dfi: 2,
+                }),
+                figure_buckets: Some([bucket(i), bucket(6 - i), "low"]),
+                window: None,
+                quarter: "unknown".into(),
+            })
+            .collect();
+        tasks.push(TaskInfo {
+            task_id: "x".into(),
+            difficulty: "unknown".into(),
+            figures: None,
+            figure_buckets: Some(["unknown"; 3]),
+            ..tasks[0].clone()
+        });
+        Dataset {
+            tasks,
+            invalid: 0,
+            difficulty_source: DifficultySource::Slices,
+            slice_statuses: [("ok".to_string(), 7), ("timeout".to_string(), 1)]
+                .into_iter()
+                .collect(),
+            cutoff: None,
+        }
+    }
+
+    fn outcomes_run(name: &str, outcomes: &[(&str, u32, u32)]) -> RunData {
+        crate::data::test_run(name, "m", outcomes)
+    }
+
+    fn render_runs(ds: &Dataset, runs: &[RunData]) -> String {
+        let scores: Vec<Vec<Score>> = runs.iter().map(|r| score_run(ds, r, 50, 0)).collect();
+        let families: Vec<Vec<FamilyScores>> =
+            runs.iter().map(|r| family_scores(ds, r, 50, 0)).collect();
+        let reports: Vec<RunReport> = runs
+            .iter()
+            .zip(&scores)
+            .zip(&families)
+            .map(|((data, scores), families)| RunReport {
+                data,
+                scores,
+                families,
+                gap: None,
+                memorization: None,
+            })
+            .collect();
+        render(
+            ds,
+            &reports,
+            &Meta {
+                resamples: 50,
+                seed: 0,
+            },
+        )
+    }
+
+    #[test]
+    fn difficulty_by_each_figure_and_the_figure_of_the_failures() {
+        let ds = sliced();
+        // `hard` fails the tasks of larger ESV more (and of smaller MCL); `easy` fails none;
+        // `few` scored five of the tasks only.
+        let hard = outcomes_run(
+            "hard",
+            &[
+                ("s0", 2, 2),
+                ("s1", 2, 2),
+                ("s2", 2, 1),
+                ("s3", 2, 1),
+                ("s4", 2, 0),
+                ("s5", 2, 0),
+                ("s6", 2, 0),
+                ("x", 2, 0),
+            ],
+        );
+        let ids = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "x"];
+        let all: Vec<(&str, u32, u32)> = ids.iter().map(|id| (*id, 1, 1)).collect();
+        let easy = outcomes_run("easy", &all);
+        let few = outcomes_run("few", &all[..5]);
+        let html = render_runs(&ds, &[hard, easy, few]);
+        let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle}"));
+        let section = &html[at("<section id=\"difficulty\">")..];
+        let section = &section[..section.find("</section>").unwrap()];
+        // A chart per figure, bins labelled with their range.
+        for figure in ["ESV", "MCL", "DFI"] {
+            assert!(
+                section.contains(&format!("pass@1 by tertile of {figure}")),
+                "{figure}"
+            );
+        }
+        assert!(section.contains("low (ESV 10–12)"), "{section}");
+        assert!(section.contains("medium (ESV 13–14)"));
+        assert!(section.contains("high (ESV 15–16)"));
+        assert!(section.contains("low (MCL 94–96)"));
+        assert!(section.contains("low (DFI 2)"));
+        assert!(section.contains("unknown (no ok slice)"));
+        assert!(!section.contains("medium (DFI"));
+        // The timed-out slice is counted among the unknown.
+        assert!(
+            section.contains("7 have a slice of status <code>ok</code>; 1 <code>timeout</code>"),
+            "{section}"
+        );
+        // The figures against each other: ESV and MCL reversed, DFI constant.
+        assert!(
+            section.contains("ESV–MCL rho=-1.00, ESV–DFI rho=—, MCL–DFI rho=—"),
+            "{section}"
+        );
+        // hard: failure rates 0, 0, .5, .5, 1, 1, 1 rise with ESV.
+        assert!(
+            section.contains(
+                "<b>hard</b>: ESV rho=0.94, MCL rho=-0.94, DFI rho=—: ESV explains most of \
+                 the failures (over 7 tasks)."
+            ),
+            "{section}"
+        );
+        assert!(section.contains("<b>easy</b>: no failures."));
+        assert!(section.contains("<b>few</b>: too few tasks (&lt;6)"));
+        assert!(at("pass@1 by difficulty") < at("pass@1 by tertile of ESV"));
+    }
+
+    #[test]
+    fn too_few_measured_tasks_for_the_figures() {
+        let mut ds = sliced();
+        ds.tasks.truncate(3);
+        let html = render_runs(&ds, &[outcomes_run("r", &[("s0", 1, 0), ("s1", 1, 1)])]);
+        assert!(
+            html.contains("The figures against each other: too few tasks (&lt;6)"),
+            "{html}"
+        );
+        assert!(html.contains("<b>r</b>: too few tasks (&lt;6)"));
+        // The proxy has neither the charts nor the sentences.
+        let html = render_runs(&dataset(), &[run("p", 1)]);
+        assert!(!html.contains("pass@1 by tertile of") && !html.contains("explains most"));
     }
 }

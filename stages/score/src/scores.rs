@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use schemas::{AssertionForm, Breakdown, Family, FunctionClass, Score, SpanKind};
 
 use crate::data::{AssertionInfo, Dataset, Outcome, RunData, TaskInfo};
+use crate::difficulty::{self, Explanation, Figure};
 use crate::estimate::{
     bootstrap, bootstrap_statistic, difference, fnv1a, ks_for, pass_at_k, Estimate, SplitMix64,
 };
@@ -13,7 +14,8 @@ use crate::estimate::{
 pub const BREAKDOWNS: &[Breakdown] = Breakdown::ALL;
 
 /// The group of a task in a breakdown; `None` when the breakdown does not apply to it
-/// (the class of a task that is not a function task, the window without a cutoff).
+/// (the class of a task that is not a function task, the window without a cutoff, the
+/// tertiles of ESV, MCL and DFI without a `slices` table).
 pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
     match breakdown {
         Breakdown::Overall => Some("all"),
@@ -21,6 +23,9 @@ pub fn group_of(breakdown: Breakdown, t: &TaskInfo) -> Option<&str> {
         Breakdown::Class => t.class.map(FunctionClass::as_str),
         Breakdown::Repo => Some(&t.repo),
         Breakdown::Difficulty => Some(&t.difficulty),
+        Breakdown::Esv => t.figure_bucket(Figure::Esv),
+        Breakdown::Mcl => t.figure_bucket(Figure::Mcl),
+        Breakdown::Dfi => t.figure_bucket(Figure::Dfi),
         Breakdown::Window => t.window.as_deref(),
         Breakdown::Quarter => Some(&t.quarter),
         Breakdown::Level => match t.family {
@@ -41,7 +46,9 @@ pub fn group_rank(breakdown: Breakdown, key: &str) -> (usize, String) {
         Breakdown::Level => SpanKind::TEXTS,
         Breakdown::Form => AssertionForm::TEXTS,
         Breakdown::Program => PROGRAMS,
-        Breakdown::Difficulty => &["low", "medium", "high", "unknown"],
+        Breakdown::Difficulty | Breakdown::Esv | Breakdown::Mcl | Breakdown::Dfi => {
+            &["low", "medium", "high", "unknown"]
+        }
         Breakdown::Window => &["before_cutoff", "after_cutoff", "unknown"],
         // By name: for the quarter, `2025Q4` before `2026Q1`, `unknown` last.
         Breakdown::Overall | Breakdown::Repo | Breakdown::Quarter => &[],
@@ -452,6 +459,33 @@ pub fn paired_gap(
     Some((e, tasks))
 }
 
+/// Which of ESV, MCL and DFI goes most with a run's failures: Spearman's rho of each with
+/// the per-task failure rate (1 - passed / scored samples), over the valid tasks with a
+/// slice of status `ok` the run scored ([`difficulty::explain_failures`]).
+pub fn failures_by_figure(dataset: &Dataset, run: &RunData) -> Explanation {
+    let (figures, failure): (Vec<[f64; 3]>, Vec<f64>) = dataset
+        .tasks
+        .iter()
+        .filter_map(|t| {
+            let figures = t.figures?;
+            let o = run.outcomes.get(&t.task_id).filter(|o| o.n > 0)?;
+            Some((figures.values(), 1.0 - f64::from(o.c) / f64::from(o.n)))
+        })
+        .unzip();
+    difficulty::explain_failures(&figures, &failure)
+}
+
+/// Spearman's rho between the figures themselves over the valid tasks with a slice of
+/// status `ok` ([`difficulty::between_figures`]), and how many tasks those are.
+pub fn figure_correlations(dataset: &Dataset) -> ([Option<f64>; 3], usize) {
+    let values: Vec<[f64; 3]> = dataset
+        .tasks
+        .iter()
+        .filter_map(|t| t.figures.map(crate::data::Figures::values))
+        .collect();
+    (difficulty::between_figures(&values), values.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -466,6 +500,8 @@ mod tests {
             assertion: None,
             repo: repo.into(),
             difficulty: difficulty.into(),
+            figures: None,
+            figure_buckets: None,
             window: None,
             quarter: "unknown".into(),
         }
@@ -484,6 +520,7 @@ mod tests {
                 .collect(),
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: BTreeMap::new(),
             cutoff: None,
         };
         let all = run(&[("a", 2, 2), ("b", 2, 2), ("c", 2, 2), ("d", 2, 1)]);
@@ -511,6 +548,7 @@ mod tests {
             ],
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: BTreeMap::new(),
             cutoff: None,
         };
         // d has no execution: not scored anywhere.
@@ -576,6 +614,7 @@ mod tests {
             tasks,
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: BTreeMap::new(),
             cutoff: None,
         };
         // c4 has no execution: counted valid, not scored.
@@ -658,6 +697,7 @@ mod tests {
             tasks,
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: BTreeMap::new(),
             cutoff: None,
         }
     }
@@ -857,5 +897,135 @@ mod tests {
         let mut keys = vec!["zeta", "alpha"];
         keys.sort_by_key(|k| group_rank(Breakdown::Repo, k));
         assert_eq!(keys, ["alpha", "zeta"]);
+    }
+
+    /// Function tasks `s0`..: task `i` measured with ESV `esv(i)`, MCL 7 and DFI `i`,
+    /// bucketed as [`crate::data`] would (every figure's tertiles from its values).
+    fn sliced(n: usize, esv: impl Fn(usize) -> i32) -> Dataset {
+        let figures: Vec<crate::data::Figures> = (0..n)
+            .map(|i| crate::data::Figures {
+                esv: esv(i),
+                mcl: 7,
+                dfi: i as i32,
+            })
+            .collect();
+        let tertiles: Vec<Vec<usize>> = Figure::ALL
+            .iter()
+            .map(|&f| {
+                let v: Vec<f64> = figures.iter().map(|x| x.get(f) as f64).collect();
+                difficulty::tertiles(&v)
+            })
+            .collect();
+        let tasks = (0..n)
+            .map(|i| TaskInfo {
+                figures: Some(figures[i]),
+                figure_buckets: Some([0, 1, 2].map(|j| difficulty::BUCKETS[tertiles[j][i]])),
+                ..task(&format!("s{i}"), "function", "r1", "low")
+            })
+            .collect();
+        dataset_of(tasks)
+    }
+
+    #[test]
+    fn each_figure_is_a_breakdown_of_its_own() {
+        // ESV: 3, 3, 3, 9, 9, 9 (half the tasks below 9: `medium`); MCL constant (all
+        // `low`); DFI 0..5 (three tertiles).
+        let mut ds = sliced(6, |i| if i < 3 { 3 } else { 9 });
+        // A seventh task without an ok slice.
+        ds.tasks.push(TaskInfo {
+            figure_buckets: Some([difficulty::UNKNOWN; 3]),
+            ..task("x", "function", "r1", "unknown")
+        });
+        let r = run(&[
+            ("s0", 1, 1),
+            ("s1", 1, 1),
+            ("s2", 1, 1),
+            ("s3", 1, 0),
+            ("s4", 1, 0),
+            ("s5", 1, 1),
+            ("x", 1, 0),
+        ]);
+        let rows = score_run(&ds, &r, 100, 0);
+        let groups = |b: Breakdown| -> Vec<(String, i64, f64)> {
+            rows.iter()
+                .filter(|s| s.breakdown == b && s.k == 1)
+                .map(|s| (s.group_key.clone(), s.tasks, s.pass_at_k))
+                .collect()
+        };
+        assert_eq!(
+            groups(Breakdown::Esv),
+            [
+                ("low".into(), 3, 1.0),
+                ("medium".into(), 3, 1.0 / 3.0),
+                ("unknown".into(), 1, 0.0)
+            ]
+        );
+        assert_eq!(
+            groups(Breakdown::Mcl),
+            [("low".into(), 6, 4.0 / 6.0), ("unknown".into(), 1, 0.0)]
+        );
+        assert_eq!(
+            groups(Breakdown::Dfi),
+            [
+                ("low".into(), 2, 1.0),
+                ("medium".into(), 2, 0.5),
+                ("high".into(), 2, 0.5),
+                ("unknown".into(), 1, 0.0)
+            ]
+        );
+        // Rows follow the breakdowns' order: difficulty, then ESV, MCL, DFI.
+        let mut order: Vec<Breakdown> = rows.iter().map(|s| s.breakdown).collect();
+        order.dedup();
+        let at = |b: Breakdown| order.iter().position(|o| *o == b).unwrap();
+        assert!(at(Breakdown::Difficulty) < at(Breakdown::Esv));
+        assert!(at(Breakdown::Esv) < at(Breakdown::Mcl) && at(Breakdown::Mcl) < at(Breakdown::Dfi));
+        // Without a slices table (the proxy), none of the three.
+        let proxy = dataset_of(vec![task("p", "function", "r1", "low (proxy)")]);
+        let rows = score_run(&proxy, &run(&[("p", 1, 1)]), 100, 0);
+        assert!(!rows.iter().any(|s| matches!(
+            s.breakdown,
+            Breakdown::Esv | Breakdown::Mcl | Breakdown::Dfi
+        )));
+    }
+
+    #[test]
+    fn the_figure_of_the_failures() {
+        // ESV rises with the task number, DFI too; the run fails the later tasks more.
+        let ds = sliced(7, |i| 10 * i as i32);
+        let r = run(&[
+            ("s0", 4, 4),
+            ("s1", 4, 4),
+            ("s2", 4, 3),
+            ("s3", 4, 2),
+            ("s4", 4, 2),
+            ("s5", 4, 1),
+            ("s6", 4, 0),
+        ]);
+        let e = failures_by_figure(&ds, &r);
+        let Explanation::Rhos { rho, tasks } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(*tasks, 7);
+        // Failure ranks 1.5, 1.5, 3, 4.5, 4.5, 6, 7 against 1..7.
+        assert!(rho[0].unwrap() > 0.9 && rho[0] == rho[2], "{rho:?}");
+        assert_eq!(rho[1], None);
+        assert_eq!(e.leaders(), [Figure::Esv, Figure::Dfi]);
+        // Tasks the run did not score do not count: five left are too few.
+        let r = run(&[
+            ("s0", 4, 4),
+            ("s1", 4, 0),
+            ("s2", 4, 0),
+            ("s3", 4, 0),
+            ("s4", 4, 0),
+        ]);
+        assert_eq!(failures_by_figure(&ds, &r), Explanation::TooFew(5));
+        let all: Vec<(String, u32, u32)> = (0..7).map(|i| (format!("s{i}"), 2, 2)).collect();
+        let all: Vec<(&str, u32, u32)> = all.iter().map(|(t, n, c)| (t.as_str(), *n, *c)).collect();
+        assert_eq!(failures_by_figure(&ds, &run(&all)), Explanation::NoFailures);
+        // Between the figures: ESV and DFI rank alike, MCL is constant.
+        let (between, measured) = figure_correlations(&ds);
+        assert_eq!(measured, 7);
+        assert!((between[1].unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!((between[0], between[2]), (None, None));
     }
 }

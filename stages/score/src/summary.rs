@@ -184,6 +184,8 @@ mod tests {
             assertion: None,
             repo: "r".into(),
             difficulty: "unknown".into(),
+            figures: None,
+            figure_buckets: None,
             window: None,
             quarter: "unknown".into(),
         }
@@ -219,6 +221,7 @@ mod tests {
             ],
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: std::collections::BTreeMap::new(),
             cutoff: None,
         };
         let text = summary(&ds, &run(&[("f1", 2, 2), ("c1", 2, 1), ("c2", 2, 0)]));
@@ -268,6 +271,7 @@ mod tests {
             ],
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: std::collections::BTreeMap::new(),
             cutoff: None,
         };
         // Right on the originals, wrong on the variants.
@@ -318,6 +322,7 @@ mod tests {
             tasks: vec![task("f1", Family::Function, None)],
             invalid: 0,
             difficulty_source: DifficultySource::Slices,
+            slice_statuses: std::collections::BTreeMap::new(),
             cutoff: None,
         };
         let text = summary(&ds, &run(&[("f1", 1, 1)]));

@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 
 use common::{read_scores, score, standard, write_dataset, write_run, write_slices};
-use schemas::{Score, Validation};
+use schemas::{examples, Family, Score, Slice, Validation};
 
 fn get<'a>(rows: &'a [Score], breakdown: &str, group: &str, k: i32) -> &'a Score {
     let breakdown: schemas::Breakdown = breakdown.parse().unwrap();
@@ -200,8 +200,90 @@ fn slices_give_difficulty_tertiles() {
         groups(&rows, "difficulty"),
         [("low".into(), 3), ("medium".into(), 3), ("high".into(), 3)]
     );
+    // Each figure on its own: ESV 10..18, MCL 0..800 and DFI 1, 1, 1, 2, ... all rise
+    // with the task number.
+    for breakdown in ["esv", "mcl", "dfi"] {
+        assert_eq!(
+            groups(&rows, breakdown),
+            [("low".into(), 3), ("medium".into(), 3), ("high".into(), 3)],
+            "{breakdown}"
+        );
+    }
     let html = std::fs::read_to_string(dir.join("runs/oracle/report.html")).unwrap();
     assert!(html.contains("ESV") && !html.contains("Proxy difficulty"));
+    assert!(html.contains("low (ESV 10–12)") && html.contains("high (MCL 600–800)"));
+    assert!(html.contains("<b>oracle</b>: no failures."));
+    assert!(html.contains("ESV–MCL rho=1.00"));
+}
+
+/// Only slices of status `ok` measure a task: the others are `unknown` in the combined
+/// difficulty and in ESV, MCL and DFI each; the report names the figure that goes with the
+/// failures.
+#[test]
+fn slices_that_are_not_ok_are_unknown_and_each_figure_is_a_breakdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_dataset(dir);
+    // t0-t6 traced: ESV rises with the task number, MCL falls, DFI goes 1, 2, 3, 1, ...;
+    // t7 timed out, t8 could not be traced (t9 is invalid).
+    common::write_slices_with(dir, |i| match i {
+        7 => common::unmeasured_slice(i, schemas::SliceStatus::Timeout),
+        8 => common::unmeasured_slice(i, schemas::SliceStatus::Untraceable),
+        _ => Slice {
+            esv: Some(10 + i as i32),
+            mcl: Some(1000 - 10 * i as i64),
+            dfi: Some(1 + (i % 3) as i32),
+            ..examples::slice(&common::task_id(i), Family::Function)
+        },
+    });
+    // Of 4 samples, task i passes 4 - i (none from t4 on): failures rise with ESV.
+    write_run(dir, "graded", "m", &common::all_tasks(), 4, |i, s| {
+        (s as usize) + i < 4
+    });
+    ok(&score(&["--data", d(dir), "--run", "graded"]));
+    let rows = read_scores(dir, "graded");
+    // ESV and MCL cancel out in the combined rank: DFI orders it (1: t0, t3, t6; 2: t1,
+    // t4; 3: t2, t5).
+    let tertiles = |low, medium, high| {
+        vec![
+            ("low".to_string(), low),
+            ("medium".to_string(), medium),
+            ("high".to_string(), high),
+            ("unknown".to_string(), 2),
+        ]
+    };
+    assert_eq!(groups(&rows, "difficulty"), tertiles(3, 2, 2));
+    assert_eq!(groups(&rows, "esv"), tertiles(3, 2, 2));
+    assert_eq!(groups(&rows, "mcl"), tertiles(3, 2, 2));
+    assert_eq!(groups(&rows, "dfi"), tertiles(3, 2, 2));
+    // ESV's low tertile is t0-t2: 4, 3 and 2 of 4 samples pass; its unknown t7 and t8
+    // pass none; MCL's low tertile is t4-t6, which pass none.
+    assert!((get(&rows, "esv", "low", 1).pass_at_k - 0.75).abs() < 1e-12);
+    assert!(get(&rows, "esv", "unknown", 1).pass_at_k.abs() < 1e-12);
+    assert!(get(&rows, "mcl", "low", 1).pass_at_k.abs() < 1e-12);
+    let e = get(&rows, "esv", "low", 1);
+    assert!(e.ci_low <= e.pass_at_k && e.pass_at_k <= e.ci_high);
+    assert!(rows
+        .iter()
+        .any(|r| r.breakdown.as_str() == "dfi" && r.k == 4));
+
+    let html = std::fs::read_to_string(dir.join("runs/graded/report.html")).unwrap();
+    assert!(html.contains("low (ESV 10–12)"), "ESV bins");
+    assert!(html.contains("low (MCL 940–960)") && html.contains("high (DFI 3)"));
+    assert!(html.contains("unknown (no ok slice)"));
+    assert!(html.contains("1 <code>timeout</code>, 1 <code>untraceable</code>"));
+    assert!(html.contains("ESV–MCL rho=-1.00"));
+    let sentence = html
+        .split("<p><b>graded</b>: ")
+        .nth(1)
+        .and_then(|s| s.split("</p>").next())
+        .unwrap_or_else(|| panic!("no sentence for graded in {html}"));
+    assert!(sentence.starts_with("ESV rho=0.9"), "{sentence}");
+    assert!(sentence.contains("MCL rho=-0.9"), "{sentence}");
+    assert!(
+        sentence.ends_with(": ESV explains most of the failures (over 7 tasks)."),
+        "{sentence}"
+    );
 }
 
 /// The gap before and after the cutoff is judged by the interval of the difference itself.

@@ -243,6 +243,27 @@ def test_generator_drawn_by_the_caller(tmp_path):
     assert inputs(rep) == ["param:gens.py:squares:n"]
 
 
+def test_exception_caught_by_the_caller(tmp_path):
+    mod = load(tmp_path, "exc", """
+        def check(v):
+            if v < 0:
+                raise ValueError(v)
+            return v
+
+        def safe(v, w):
+            try:
+                r = check(v)
+            except ValueError:
+                r = w
+            return r
+    """)
+    rep = trace(tmp_path, mod.safe, -1, 7)
+    # return r <- r = w <- except (ran because check raised) <- r = check(v) <- raise
+    # <- if v < 0 <- v.
+    assert lines(rep) == {2: 1, 3: 1, 8: 1, 9: 1, 10: 1, 11: 1}
+    assert inputs(rep) == ["param:exc.py:safe:v", "param:exc.py:safe:w"]
+
+
 def test_cap_gives_too_large(tmp_path):
     mod = load(tmp_path, "spin", """
         def spin(n):

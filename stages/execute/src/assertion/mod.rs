@@ -342,6 +342,16 @@ fn test_file(judges: &Judges<'_>, task: &AssertionTask) -> Option<String> {
         .cloned()
 }
 
+/// The task's test file as its value was recorded: every candidate assertion of its test
+/// turned into a capture (line numbers kept), so that an earlier assertion a mutant
+/// changes does not stop the test before this one. None: no worker or no recorded test
+/// file for its repository, or the assertion is no longer in it.
+pub fn recording_text(judges: &Judges<'_>, task: &AssertionTask) -> Option<String> {
+    let source = test_file(judges, task)?;
+    let (_, same) = candidate_of(task, &source)?;
+    Some(find::capture_text(&source, &same.iter().collect::<Vec<_>>()))
+}
+
 /// The answer put into the assertion, that test run on the task's program.
 fn check_in_test(
     judges: &mut Judges<'_>,

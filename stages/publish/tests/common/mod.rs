@@ -299,14 +299,10 @@ pub fn validations() -> Vec<Validation> {
 
 fn slice(task: &str) -> Slice {
     Slice {
-        task_id: task.into(),
-        family: Family::Function,
-        esv: 3,
-        mcl: 5,
-        dfi: 2,
-        files: 1,
-        modules: 1,
-        functions: 1,
+        esv: Some(3),
+        mcl: Some(5),
+        dfi: Some(2),
+        ..examples::slice(task, Family::Function)
     }
 }
 

@@ -6,8 +6,9 @@
 //!   assertion tasks of assertion `a1` (alpha, value form, not validated): `a1` on the
 //!   original program and `a1-m0`, `a1-m1` on two mutated variants; t1..t4 are functions
 //!   f1..f4 (file `m.py`), c1 masks a statement of `pkg/mod.py`, its code dated 2026-09-10;
-//! - slices of t1, t2 and c1 with ESV 10, 40, 100 and equal MCL and DFI: difficulty `low`,
-//!   `medium`, `high` (tertiles of the mean normalized rank, as score buckets them);
+//! - slices of t1 and t2 (status `ok`) with ESV 10 and 40 and equal MCL and DFI: difficulty
+//!   `low` and `medium` (tertiles of the mean normalized rank, as score buckets them); c1's
+//!   slice timed out (status `timeout`, no figures): `unknown`;
 //! - run `oracle` (model `oracle`): 2 samples of t1, t2, t3, all passing but t3's second;
 //!   scored: overall pass@1 1.0 [0.75, 1.0], difficulty low and medium 1.0;
 //! - run `mutant` (model `mutant`): 2 samples of t1 (one passes), t2 (none), c1 (both);
@@ -19,7 +20,7 @@ use std::path::Path;
 
 use schemas::{
     examples, AssertionForm, AssertionKind, AssertionTask, Candidate, CompletionTask,
-    ContextSnippet, Execution, FunctionTask, Repo, Score, Slice, TestCase, Validation,
+    ContextSnippet, Execution, FunctionTask, Repo, Score, Slice, SliceStatus, TestCase, Validation,
 };
 
 pub fn repo(id: &str, name: &str) -> Repo {
@@ -147,16 +148,30 @@ fn test_case(task: &str, ordinal: i32) -> TestCase {
     }
 }
 
+/// A slice of status `ok` with this ESV, MCL 5 and DFI 1.
 fn slice(task: &str, family: &str, esv: i32) -> Slice {
     Slice {
-        task_id: task.into(),
-        family: family.parse().unwrap(),
-        esv,
-        mcl: 5,
-        dfi: 1,
-        files: 1,
-        modules: 1,
-        functions: 1,
+        esv: Some(esv),
+        mcl: Some(5),
+        dfi: Some(1),
+        ..examples::slice(task, family.parse().unwrap())
+    }
+}
+
+/// A slice whose run timed out: no figures.
+fn timed_out(task: &str, family: &str) -> Slice {
+    Slice {
+        status: SliceStatus::Timeout,
+        reason: Some("a traced run went over its time limit".into()),
+        esv: None,
+        mcl: None,
+        depth: None,
+        dfi: None,
+        files: None,
+        modules: None,
+        functions: None,
+        module_statements: None,
+        ..examples::slice(task, family.parse().unwrap())
     }
 }
 
@@ -271,7 +286,7 @@ pub fn write_tables(dir: &Path) {
         &[
             slice("t1", "function", 10),
             slice("t2", "function", 40),
-            slice("c1", "completion", 100),
+            timed_out("c1", "completion"),
         ],
     )
     .unwrap();

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use schemas::{examples, Candidate, Execution, FunctionTask, Repo, Slice, Timestamp, Validation};
+use schemas::{
+    examples, Candidate, Execution, Family, FunctionTask, Repo, Slice, Timestamp, Validation,
+};
 
 /// Tasks `t0`..`t9`; `t9` is invalid.
 pub const TASKS: usize = 10;
@@ -105,18 +107,34 @@ pub fn write_dataset(dir: &Path) {
 
 /// Writes a `slices` table: difficulty grows with the task number.
 pub fn write_slices(dir: &Path) {
-    let slices: Vec<Slice> = (0..TASKS)
-        .map(|i| Slice {
-            task_id: task_id(i),
-            family: "function".parse().unwrap(),
-            esv: 10 + i as i32,
-            mcl: 100 * i as i64,
-            dfi: 1 + (i / 3) as i32,
-            files: 1,
-            modules: 1,
-            functions: 1,
-        })
-        .collect();
+    write_slices_with(dir, |i| Slice {
+        esv: Some(10 + i as i32),
+        mcl: Some(100 * i as i64),
+        dfi: Some(1 + (i / 3) as i32),
+        ..examples::slice(&task_id(i), Family::Function)
+    });
+}
+
+/// The slice of task `i` that did not measure it: `status` (not `ok`), no figures.
+pub fn unmeasured_slice(i: usize, status: schemas::SliceStatus) -> Slice {
+    Slice {
+        status,
+        reason: Some(format!("{status} while tracing")),
+        esv: None,
+        mcl: None,
+        depth: None,
+        dfi: None,
+        files: None,
+        modules: None,
+        functions: None,
+        module_statements: None,
+        ..examples::slice(&task_id(i), Family::Function)
+    }
+}
+
+/// Writes a `slices` table of one row per task, `slice(i)` for task `i`.
+pub fn write_slices_with(dir: &Path, slice: impl Fn(usize) -> Slice) {
+    let slices: Vec<Slice> = (0..TASKS).map(slice).collect();
     schemas::write_table(dir, &slices).unwrap();
 }
 
