@@ -9,7 +9,9 @@
 --                          each valid task's normalized average rank in ESV, MCL and DFI
 --                          among the valid tasks whose slice has status `ok` (`unknown`
 --                          without one: no slice, or one of status `timeout`, `too_large`
---                          or `untraceable`, whose figures are null); without a `slices`
+--                          or `untraceable`, whose figures are null; score itself places
+--                          such function tasks by the proxy below, named `(proxy)`: this
+--                          fallback keeps them `unknown`); without a `slices`
 --                          table, of the
 --                          function tasks' branch arcs and non-blank lines of the reference
 --                          solution, named `low (proxy)` ... (`unknown (proxy)` for other

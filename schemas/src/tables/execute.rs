@@ -96,8 +96,9 @@ table! {
     /// load): the lines (definition through last line, decorators included) of the
     /// distinct functions holding a statement of the slice, plus the slice's module-level
     /// statements. **MCL** (simulation depth): the executions of the slice's statements,
-    /// counted with repetition, over every case or test; `depth`: the deepest call depth
-    /// inside the slice. **DFI** (integration width): the distinct inputs feeding the
+    /// counted with repetition, in one judged execution (a case, a test): the mean over
+    /// the task's cases or tests, so that being judged by more of them does not make a
+    /// task harder by itself; `depth`: the deepest call depth inside the slice. **DFI** (integration width): the distinct inputs feeding the
     /// slice from outside the code under test: parameters given by the harness, pytest or
     /// a test (a test's arguments to the code under test count), module-level values
     /// defined before the trace (constants, other modules' globals, the standard library's
@@ -116,13 +117,15 @@ table! {
         /// `ok`, `timeout`, `too_large` (more statements executed than `event_cap`) or
         /// `untraceable` (`reason` says why).
         pub status: SliceStatus,
-        /// Why the status is not `ok`.
+        /// Why the status is not `ok`; with `ok`, what was left out (units that failed,
+        /// judge tests not traced by `--max-units`).
         pub reason: Option<String>,
         /// ESV, reading load: lines of the distinct functions holding a statement of the
         /// slice, plus the slice's module-level statements (shown code only: see
         /// `functions`).
         pub esv: Option<i32>,
-        /// MCL, simulation depth: statements of the slice executed, counted with repetition.
+        /// MCL, simulation depth: statements of the slice executed in one judged
+        /// execution, counted with repetition (the mean over the units).
         pub mcl: Option<i64>,
         /// The deepest call depth inside the slice (1: one frame).
         pub depth: Option<i32>,
@@ -146,7 +149,8 @@ table! {
         /// `global` (a module-level value defined before the trace), `attr` (an attribute
         /// of an object built outside), `free` (a closure's variable defined outside).
         pub inputs: Vec<String>,
-        /// Executions traced: the task's cases (function) or tests (completion, assertion).
+        /// Executions traced: the task's cases (function) or tests (completion, at most
+        /// `--max-units` of them; assertion).
         pub units: i32,
         /// Of them, those whose slice is in the figures.
         pub units_ok: i32,

@@ -257,9 +257,13 @@ class Tracer:
         if real and "/site-packages/" not in real and (
                 real == self.entry_file or any(real.startswith(r) for r in self.roots)):
             try:
-                with open(real, encoding="utf-8") as f:
-                    text = f.read()
-                static = Static(text)
+                st = os.stat(real)
+                key = (real, st.st_mtime_ns, st.st_size)
+                static = _STATIC.get(key)
+                if static is None:
+                    with open(real, encoding="utf-8") as f:
+                        text = f.read()
+                    static = _STATIC[key] = Static(text)
                 rel = real
                 for r in self.roots:
                     if real.startswith(r):
@@ -362,9 +366,9 @@ class Tracer:
             fr.func_index = static.func_at.get(code.co_firstlineno, -2)
         else:  # a comprehension, lambda or module: the function of its statement
             fr.func_index = static.func.get(static.stmt_of.get(code.co_firstlineno, -1), -1)
-        ops = self.ops.get(code)
+        ops = _OPS.get(code)
         if ops is None:
-            ops = self.ops[code] = _line_ops(code)
+            ops = _OPS[code] = _line_ops(code)
         fr.ops = ops
         # Parameters: defined by the calling instance, or inputs when given from outside
         # the traced code (or from a test into code under test).
@@ -729,6 +733,11 @@ class Tracer:
 
 
 _UNKNOWN = object()
+# What a file's syntax tree and a code object's bytecode say, kept for the process (the
+# calls of one session share them): files by (path, mtime, size), so a rewritten file is
+# read again.
+_STATIC = {}
+_OPS = {}
 
 
 def _yields(node):

@@ -55,7 +55,7 @@ impl Figure {
     pub fn meaning(self) -> &'static str {
         match self {
             Figure::Esv => "reading load: lines of the functions holding a statement of the slice",
-            Figure::Mcl => "simulation depth: statements of the slice executed, with repetition",
+            Figure::Mcl => "simulation depth: statements of the slice executed in one judged run (a case or a test), with repetition",
             Figure::Dfi => "integration width: independent inputs feeding the slice from outside",
         }
     }

@@ -770,8 +770,8 @@ fn difficulty(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
             h.push_str(
                 "<p class=\"note\">Tertiles of a combined difficulty: the mean of each task's \
                  normalized rank in ESV (lines of the functions in its dynamic slice), MCL \
-                 (statements of the slice executed) and DFI (independent external inputs), \
-                 among the valid tasks whose slice has status <code>ok</code>. Tasks without \
+                 (statements of the slice executed per judged run) and DFI (independent \
+                 external inputs), among the valid tasks whose slice has status <code>ok</code>. Tasks without \
                  one (no slice, or one that timed out, was too large or could not be traced) \
                  are <code>unknown</code>.</p>",
             );

@@ -61,6 +61,10 @@ pub struct Args {
     /// Address space of the code's process, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub memory_mb: u64,
+    /// At most this many of a completion task's judge tests are traced, evenly spread over
+    /// them (a task of click can have over a thousand); the row says how many were.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_units: usize,
     /// Only tasks of this family (`function`, `completion`, `assertion`); repeatable.
     #[arg(long = "family", value_name = "FAMILY")]
     pub families: Vec<Family>,
@@ -92,8 +96,8 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
     if args.jobs == 0 {
         anyhow::bail!("--jobs 0: give at least 1");
     }
-    if args.timeout == 0 || args.max_events == 0 {
-        anyhow::bail!("--timeout and --max-events must be at least 1");
+    if args.timeout == 0 || args.max_events == 0 || args.max_units == 0 {
+        anyhow::bail!("--timeout, --max-events and --max-units must be at least 1");
     }
     let dir = args.common.data()?;
     if !schemas::table_exists::<Validation>(dir) {
@@ -119,6 +123,7 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
         max_events: args.max_events,
         timeout: Duration::from_secs(args.timeout),
         memory_bytes: args.memory_mb.saturating_mul(1 << 20),
+        max_units: args.max_units,
     };
     let chosen = |i: &Item<'_>| {
         let id = i.task_id();
@@ -291,6 +296,7 @@ fn group<'a>(
             &opts.max_events.to_le_bytes(),
             &opts.timeout.as_secs().to_le_bytes(),
             &opts.memory_bytes.to_le_bytes(),
+            &(opts.max_units as u64).to_le_bytes(),
         ]);
     }
     out

@@ -27,6 +27,8 @@ pub struct TraceOptions {
     pub timeout: Duration,
     /// Address space of the code's process.
     pub memory_bytes: u64,
+    /// At most this many of a completion task's judge tests are traced.
+    pub max_units: usize,
 }
 
 /// What tracing one task (or one program of assertion tasks) gave.
@@ -35,6 +37,8 @@ pub struct Traced {
     pub units: Vec<SliceUnit>,
     /// Units planned (cases or tests), also those that gave no report.
     pub planned: usize,
+    /// Units left out by `max_units` (judge tests not traced).
+    pub left_out: usize,
     /// Seconds of the plain and of the traced runs.
     pub plain_seconds: f64,
     pub trace_seconds: f64,
@@ -56,7 +60,8 @@ impl TraceOptions {
             processes: 128,
             file_size_bytes: 256 << 20,
             open_files: 1024,
-            output_bytes: 4 << 20,
+            // The slices of many tests come back in the result.
+            output_bytes: 64 << 20,
             disk_bytes: 1 << 30,
         }
     }
@@ -146,7 +151,18 @@ pub fn completion(
         last: t.end_line,
         forward: true,
     };
-    pytest(workers, &t.repo_id, &t.tests, &[], false, criterion, opts)
+    let tests = spread(&t.tests, opts.max_units);
+    let mut out = pytest(workers, &t.repo_id, &tests, &[], false, criterion, opts)?;
+    out.left_out = t.tests.len() - tests.len();
+    Ok(out)
+}
+
+/// At most `n` of `items`, evenly spread over them (all of them when there are no more).
+pub fn spread<T: Clone>(items: &[T], n: usize) -> Vec<T> {
+    if items.len() <= n {
+        return items.to_vec();
+    }
+    (0..n).map(|i| items[i * items.len() / n].clone()).collect()
 }
 
 /// The tasks of one assertion on one program (they share their slice): its test.
@@ -264,17 +280,24 @@ pub fn status(t: &Traced) -> (schemas::SliceStatus, Option<String>) {
     use schemas::SliceStatus as S;
     let ok = t.units.iter().filter(|u| u.status == UnitStatus::Ok).count();
     if ok > 0 {
-        let reason = (ok < t.planned).then(|| {
-            format!(
-                "{} of {} units sliced{}",
-                ok,
+        let mut notes = Vec::new();
+        if ok < t.planned {
+            notes.push(format!(
+                "{ok} of {} units sliced{}",
                 t.planned,
                 first_reason(t)
-                    .map(|r| format!("; the others: {r}"))
+                    .map(|r| format!(" (the others: {r})"))
                     .unwrap_or_default()
-            )
-        });
-        return (S::Ok, reason);
+            ));
+        }
+        if t.left_out > 0 {
+            notes.push(format!(
+                "{} of {} judge tests traced (--max-units)",
+                t.planned,
+                t.planned + t.left_out
+            ));
+        }
+        return (S::Ok, (!notes.is_empty()).then(|| notes.join("; ")));
     }
     if t.timed_out {
         return (

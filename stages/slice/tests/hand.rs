@@ -120,6 +120,7 @@ fn hand_checked_slices() {
         max_events: 100_000,
         timeout: std::time::Duration::from_mins(1),
         memory_bytes: 2 << 30,
+        max_units: 32,
     };
     let node = |t: &str| format!("tests/test_calc.py::{t}");
     let assert_at = |line: i32| Criterion::Lines {
