@@ -141,6 +141,8 @@ bench: setup
 	@echo "== completion judge: the tests that execute the span against the whole suite, per answer"
 	$(CARGO) build --release -p mask --bins
 	BIN=$(RBIN) bash scripts/bench-judge.sh $(REAL)
+	@echo "== the slicer: tracing against an empty tracer, its analysis against shipping the graph"
+	$(PY) scripts/bench-slicer.py
 	@echo "== slice: each valid task traced and sliced against the same runs without the tracer"
 	$(CARGO) build --release -p slice --bins
 	$(RBIN)/slice --data $(REAL) --force --jobs $(JOBS) -q; test $$? -le 1

@@ -186,3 +186,20 @@ pub fn slice(task_id: &str, family: Family) -> Slice {
         input_hash: "0".repeat(32),
     }
 }
+
+/// A slice of status `status` (not `ok`) with its reason and no figures.
+pub fn unmeasured_slice(task_id: &str, family: Family, status: SliceStatus) -> Slice {
+    Slice {
+        status,
+        reason: Some(format!("{status} while tracing")),
+        esv: None,
+        mcl: None,
+        depth: None,
+        dfi: None,
+        files: None,
+        modules: None,
+        functions: None,
+        module_statements: None,
+        ..slice(task_id, family)
+    }
+}

@@ -334,18 +334,7 @@ pub fn judge(
             behaviours.push("not run".into());
             continue;
         }
-        let req = Request::Call(Call {
-            target: Target::Source {
-                name: MODULE.into(),
-                text: source.into(),
-            },
-            function: task.task.entry_point.clone(),
-            args: case.args.clone(),
-            kwargs: case.kwargs.clone(),
-            coverage: false,
-            fresh: false,
-            trace: None,
-        });
+        let req = case_request(source, task, case, None);
         let o = match batch.run(&req) {
             Ok(o) => o,
             Err(e) if e.is_configuration() => return Err(e),
@@ -397,6 +386,28 @@ pub fn judge(
         per_case,
         behaviour: behaviours,
         isolation,
+    })
+}
+
+/// The call of `source`'s entry point (imported as [`MODULE`]) on one case of `task`,
+/// traced when `trace` is given (the `slice` stage).
+pub fn case_request(
+    source: &str,
+    task: &TaskCases,
+    case: &TestCase,
+    trace: Option<crate::protocol::Trace>,
+) -> Request {
+    Request::Call(Call {
+        target: Target::Source {
+            name: MODULE.into(),
+            text: source.into(),
+        },
+        function: task.task.entry_point.clone(),
+        args: case.args.clone(),
+        kwargs: case.kwargs.clone(),
+        coverage: false,
+        fresh: false,
+        trace,
     })
 }
 

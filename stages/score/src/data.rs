@@ -666,19 +666,7 @@ mod tests {
 
     /// A slice of another status: no figures.
     fn failed(id: &str, status: SliceStatus) -> Slice {
-        Slice {
-            status,
-            reason: Some("why".into()),
-            esv: None,
-            mcl: None,
-            depth: None,
-            dfi: None,
-            files: None,
-            modules: None,
-            functions: None,
-            module_statements: None,
-            ..examples::slice(id, Family::Function)
-        }
+        examples::unmeasured_slice(id, Family::Function, status)
     }
 
     #[test]

@@ -118,7 +118,13 @@ mod tests {
     use super::*;
     use execute::{SliceInput, SliceStatement};
 
-    fn stmt(path: &str, line: i32, count: u64, depth: (u32, u32), func: (&str, i32, i32)) -> SliceStatement {
+    fn stmt(
+        path: &str,
+        line: i32,
+        count: u64,
+        depth: (u32, u32),
+        func: (&str, i32, i32),
+    ) -> SliceStatement {
         SliceStatement {
             path: path.into(),
             line,
@@ -173,7 +179,10 @@ mod tests {
         let f = figures(&[u], Family::Function).unwrap();
         assert_eq!((f.esv, f.mcl, f.depth, f.dfi), (2 + 2 + 4, 4, 3, 1));
         assert_eq!((f.files, f.modules, f.functions), (1, 1, 3));
-        assert_eq!(f.slice_functions, ["deep.py::a", "deep.py::b", "deep.py::c"]);
+        assert_eq!(
+            f.slice_functions,
+            ["deep.py::a", "deep.py::b", "deep.py::c"]
+        );
     }
 
     #[test]
@@ -210,7 +219,10 @@ mod tests {
         let c = figures(std::slice::from_ref(&u), Family::Completion).unwrap();
         assert_eq!((c.esv, c.mcl, c.depth, c.dfi, c.files), (3, 2, 2, 1, 1));
         let a = figures(&[u], Family::Assertion).unwrap();
-        assert_eq!((a.esv, a.mcl, a.depth, a.dfi, a.files, a.modules), (7, 3, 3, 2, 2, 2));
+        assert_eq!(
+            (a.esv, a.mcl, a.depth, a.dfi, a.files, a.modules),
+            (7, 3, 3, 2, 2, 2)
+        );
     }
 
     #[test]

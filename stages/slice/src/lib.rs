@@ -323,8 +323,14 @@ fn row(id: &str, w: &Work<'_>, t: &Traced, opts: &TraceOptions) -> Slice {
         modules: f.as_ref().map(|f| f.modules),
         functions: f.as_ref().map(|f| f.functions),
         module_statements: f.as_ref().map(|f| f.module_statements),
-        slice_functions: f.as_ref().map(|f| f.slice_functions.clone()).unwrap_or_default(),
-        slice_files: f.as_ref().map(|f| f.slice_files.clone()).unwrap_or_default(),
+        slice_functions: f
+            .as_ref()
+            .map(|f| f.slice_functions.clone())
+            .unwrap_or_default(),
+        slice_files: f
+            .as_ref()
+            .map(|f| f.slice_files.clone())
+            .unwrap_or_default(),
         inputs: f.map(|f| f.inputs).unwrap_or_default(),
         units: t.planned as i32,
         units_ok: t
@@ -352,7 +358,11 @@ fn summary(
     wanted: &HashMap<&str, &str>,
 ) -> std::io::Result<()> {
     for family in [Family::Function, Family::Completion, Family::Assertion] {
-        let mine: Vec<&Slice> = rows.iter().copied().filter(|r| r.family == family).collect();
+        let mine: Vec<&Slice> = rows
+            .iter()
+            .copied()
+            .filter(|r| r.family == family)
+            .collect();
         if mine.is_empty() {
             continue;
         }
@@ -394,7 +404,10 @@ fn summary(
             )?;
         }
     }
-    let missing = wanted.keys().filter(|id| !rows.iter().any(|r| r.task_id == **id)).count();
+    let missing = wanted
+        .keys()
+        .filter(|id| !rows.iter().any(|r| r.task_id == **id))
+        .count();
     if missing > 0 {
         writeln!(out, "{missing} valid tasks have no slice yet")?;
     }

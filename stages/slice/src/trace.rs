@@ -13,8 +13,8 @@ use std::time::Duration;
 use execute::evaluate::Workers;
 use execute::tasks::{self, Interpreters, TaskCases};
 use execute::{
-    Call, Criterion, ExecError, Isolation, Limits, Outcome, PytestRun, Request, SliceUnit,
-    Status, Target, Trace, UnitStatus,
+    Criterion, ExecError, Isolation, Limits, Outcome, PytestRun, Request, SliceUnit, Status, Trace,
+    UnitStatus,
 };
 use schemas::{AssertionTask, CompletionTask};
 
@@ -104,20 +104,8 @@ pub fn function(
     let batch = &mut workers.pair(&python, &preload).0;
     batch.set_limits(&opts.limits());
     for case in &t.cases {
-        let call = |trace: Option<Trace>| {
-            Request::Call(Call {
-                target: Target::Source {
-                    name: tasks::MODULE.into(),
-                    text: t.task.canonical_solution.clone(),
-                },
-                function: t.task.entry_point.clone(),
-                args: case.args.clone(),
-                kwargs: case.kwargs.clone(),
-                coverage: false,
-                fresh: false,
-                trace,
-            })
-        };
+        let call =
+            |trace: Option<Trace>| tasks::case_request(&t.task.canonical_solution, t, case, trace);
         let plain = match batch.run(&call(None)) {
             Ok(o) => o,
             Err(e) if e.is_configuration() => return Err(e),
@@ -278,7 +266,11 @@ fn cap(s: &str, n: usize) -> String {
 /// The status and reason of a task's row from its units (`ok` when one unit is).
 pub fn status(t: &Traced) -> (schemas::SliceStatus, Option<String>) {
     use schemas::SliceStatus as S;
-    let ok = t.units.iter().filter(|u| u.status == UnitStatus::Ok).count();
+    let ok = t
+        .units
+        .iter()
+        .filter(|u| u.status == UnitStatus::Ok)
+        .count();
     if ok > 0 {
         let mut notes = Vec::new();
         if ok < t.planned {
@@ -302,7 +294,11 @@ pub fn status(t: &Traced) -> (schemas::SliceStatus, Option<String>) {
     if t.timed_out {
         return (
             S::Timeout,
-            Some(t.failure.clone().unwrap_or_else(|| "a traced run timed out".into())),
+            Some(
+                t.failure
+                    .clone()
+                    .unwrap_or_else(|| "a traced run timed out".into()),
+            ),
         );
     }
     if t.units.iter().any(|u| u.status == UnitStatus::TooLarge) {

@@ -23,7 +23,10 @@ fn without_validations_it_says_what_to_run_first() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("execute --data") && err.contains("--validate"), "{err}");
+    assert!(
+        err.contains("execute --data") && err.contains("--validate"),
+        "{err}"
+    );
 }
 
 #[test]

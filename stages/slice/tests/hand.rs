@@ -134,16 +134,36 @@ fn hand_checked_slices() {
         // assert pick(True, 3, 4) == 6 <- return r <- r = x <- x = a * 2; r = x under `if
         // flag`. ESV: test_pick (2 lines) + pick (8); MCL: 1 + 4; depth: test, pick;
         // DFI: flag and a, given by the test (b feeds y, not in the slice).
-        ("test_pick", assert_at(5), Family::Assertion, (10, 5, 2, 2, 2, 2)),
+        (
+            "test_pick",
+            assert_at(5),
+            Family::Assertion,
+            (10, 5, 2, 2, 2, 2),
+        ),
         // total: s = 0, the three `for` that gave an x, the three s = s + x, return s.
         // ESV 2 + 7; MCL 1 + 8; DFI: xs (k feeds n only).
-        ("test_total", assert_at(9), Family::Assertion, (9, 9, 2, 1, 2, 2)),
+        (
+            "test_total",
+            assert_at(9),
+            Family::Assertion,
+            (9, 9, 2, 1, 2, 2),
+        ),
         // price: n * consts.RATE; DFI: n and the other module's RATE (consts itself is a
         // module: code, not an input).
-        ("test_price", assert_at(13), Family::Assertion, (4, 2, 2, 2, 2, 2)),
+        (
+            "test_price",
+            assert_at(13),
+            Family::Assertion,
+            (4, 2, 2, 2, 2, 2),
+        ),
         // v == 9 <- v = a(5) <- a <- b <- c (y = x - 1, return y); not w, not z.
         // ESV: test_deep 4 + a 2 + b 2 + c 4; MCL 6; depth 4 (test, a, b, c); DFI: a's x.
-        ("test_deep", assert_at(19), Family::Assertion, (12, 6, 4, 1, 2, 4)),
+        (
+            "test_deep",
+            assert_at(19),
+            Family::Assertion,
+            (12, 6, 4, 1, 2, 4),
+        ),
         // The completion span `y = x - 1` (calc line 36) judged by test_deep: forward to
         // the test's statements it feeds, then back. Only the code under test counts:
         // a, b, c (ESV 8), 4 statements, depth 3 (a..c), DFI 1.
@@ -188,5 +208,8 @@ fn hand_checked_slices() {
         assert!(traced.plain_seconds > 0.0 && traced.trace_seconds > 0.0);
     }
     let price = figures(&got[2].0.units, Family::Assertion).unwrap();
-    assert_eq!(price.inputs, ["global:pkg.consts:RATE", "param:pkg/calc.py:price:n"]);
+    assert_eq!(
+        price.inputs,
+        ["global:pkg.consts:RATE", "param:pkg/calc.py:price:n"]
+    );
 }

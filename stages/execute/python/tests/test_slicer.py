@@ -197,13 +197,7 @@ def test_lines_criterion_and_forward(tmp_path):
             assert a == "hi"
     """)
     # The assertion on line 6: it reads a <- norm(...) <- its return <- u <- t.
-    t = slicer.Tracer([str(tmp_path)], ("lines", "tests/test_lib.py", 6, 6, False), 10000)
-    t.start()
-    try:
-        test.test_norm()
-    finally:
-        t.stop()
-    rep = t.slice()
+    rep = trace(tmp_path, test.test_norm, criterion=("lines", "tests/test_lib.py", 6, 6, False))
     assert lines(rep, "tests/test_lib.py") == {4: 1, 6: 1}
     assert lines(rep, "lib.py") == {2: 1, 3: 1, 4: 1}
     roles = {s[0]: s[8] for s in rep["statements"]}
@@ -212,13 +206,7 @@ def test_lines_criterion_and_forward(tmp_path):
     assert ("param:lib.py:norm:s", "code") in rep["inputs"]
     # Forward from `u = t.lower()` (lib.py line 3): the test statements it reaches, then
     # everything they depend on.
-    t = slicer.Tracer([str(tmp_path)], ("lines", "lib.py", 3, 3, True), 10000)
-    t.start()
-    try:
-        test.test_norm()
-    finally:
-        t.stop()
-    rep = t.slice()
+    rep = trace(tmp_path, test.test_norm, criterion=("lines", "lib.py", 3, 3, True))
     assert lines(rep, "tests/test_lib.py") == {4: 1, 6: 1}
     assert lines(rep, "lib.py") == {2: 1, 3: 1, 4: 1}
 
@@ -231,13 +219,7 @@ def test_generator_drawn_by_the_caller(tmp_path):
                 yield i * i
                 i += 1
     """)
-    t = slicer.Tracer([str(tmp_path)], "return", 10000)
-    t.start()
-    try:
-        list(mod.squares(3))
-    finally:
-        t.stop()
-    rep = t.slice()
+    rep = trace(tmp_path, lambda: list(mod.squares(3)))
     got = lines(rep)
     assert got[4] == 3 and got[2] == 1 and got[5] >= 2
     assert inputs(rep) == ["param:gens.py:squares:n"]

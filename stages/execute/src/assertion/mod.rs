@@ -349,7 +349,10 @@ fn test_file(judges: &Judges<'_>, task: &AssertionTask) -> Option<String> {
 pub fn recording_text(judges: &Judges<'_>, task: &AssertionTask) -> Option<String> {
     let source = test_file(judges, task)?;
     let (_, same) = candidate_of(task, &source)?;
-    Some(find::capture_text(&source, &same.iter().collect::<Vec<_>>()))
+    Some(find::capture_text(
+        &source,
+        &same.iter().collect::<Vec<_>>(),
+    ))
 }
 
 /// The answer put into the assertion, that test run on the task's program.

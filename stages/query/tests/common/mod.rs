@@ -160,19 +160,7 @@ fn slice(task: &str, family: &str, esv: i32) -> Slice {
 
 /// A slice whose run timed out: no figures.
 fn timed_out(task: &str, family: &str) -> Slice {
-    Slice {
-        status: SliceStatus::Timeout,
-        reason: Some("a traced run went over its time limit".into()),
-        esv: None,
-        mcl: None,
-        depth: None,
-        dfi: None,
-        files: None,
-        modules: None,
-        functions: None,
-        module_statements: None,
-        ..examples::slice(task, family.parse().unwrap())
-    }
+    examples::unmeasured_slice(task, family.parse().unwrap(), SliceStatus::Timeout)
 }
 
 fn candidate(run: &str, task: &str, family: &str, sample: i32) -> Candidate {

@@ -117,19 +117,7 @@ pub fn write_slices(dir: &Path) {
 
 /// The slice of task `i` that did not measure it: `status` (not `ok`), no figures.
 pub fn unmeasured_slice(i: usize, status: schemas::SliceStatus) -> Slice {
-    Slice {
-        status,
-        reason: Some(format!("{status} while tracing")),
-        esv: None,
-        mcl: None,
-        depth: None,
-        dfi: None,
-        files: None,
-        modules: None,
-        functions: None,
-        module_statements: None,
-        ..examples::slice(&task_id(i), Family::Function)
-    }
+    examples::unmeasured_slice(&task_id(i), Family::Function, status)
 }
 
 /// Writes a `slices` table of one row per task, `slice(i)` for task `i`.
