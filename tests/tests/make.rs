@@ -231,7 +231,10 @@ fn slices_of_the_fixtures(dir: &Path) {
         assert!(!valid.is_empty(), "no valid {family} task");
         let ok = valid
             .iter()
-            .filter(|v| of.get(v.task_id.as_str()).is_some_and(|s| s.status == SliceStatus::Ok))
+            .filter(|v| {
+                of.get(v.task_id.as_str())
+                    .is_some_and(|s| s.status == SliceStatus::Ok)
+            })
             .count();
         assert!(
             ok * 100 >= valid.len() * 98,
@@ -245,7 +248,10 @@ fn slices_of_the_fixtures(dir: &Path) {
                 .collect::<Vec<_>>()
         );
         for v in &valid {
-            if let Some(s) = of.get(v.task_id.as_str()).filter(|s| s.status == SliceStatus::Ok) {
+            if let Some(s) = of
+                .get(v.task_id.as_str())
+                .filter(|s| s.status == SliceStatus::Ok)
+            {
                 assert!(
                     s.esv.unwrap() > 0 && s.mcl.unwrap() > 0 && s.depth.unwrap() > 0,
                     "{s:?}"
@@ -254,7 +260,10 @@ fn slices_of_the_fixtures(dir: &Path) {
         }
     }
     let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(!report.contains("Proxy difficulty"), "the report uses the proxy");
+    assert!(
+        !report.contains("Proxy difficulty"),
+        "the report uses the proxy"
+    );
 }
 
 /// Every assertion of textkit (whose `test_values.py` holds values of each kind the family
