@@ -712,7 +712,7 @@ def _session_main(req_r, rw, nonce, ctx):
                     target = getattr(state["module"], "__file__", None)
                     tracer = slicer.Tracer([os.getcwd()], criterion_of(trace),
                                            int(trace.get("max_events") or 1000000),
-                                           entry_file=os.path.realpath(target) if target else None)
+                                           entry_file=slicer.realpath(target) if target else None)
             t0 = perf()
             if cov is not None:
                 cov.start()

@@ -62,7 +62,7 @@ class TooLarge(Exception):
 
 def file_role(path):
     """`test` for a test module, conftest or a file under a tests folder; else `code`."""
-    base = os.path.basename(path)
+    base = path.rsplit("/", 1)[-1]
     if base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py"):
         return "test"
     parts = path.replace("\\", "/").split("/")
@@ -220,7 +220,7 @@ class Tracer:
     or ("lines", path, first, last, forward). `cap`: statement instances before `TooLarge`."""
 
     def __init__(self, roots, criterion, cap, entry_file=None):
-        self.roots = [os.path.realpath(r).rstrip("/") + "/" for r in roots]
+        self.roots = [_realpath(r).rstrip("/") + "/" for r in roots]
         self.entry_file = entry_file
         self.criterion = criterion
         self.cap = cap
@@ -253,15 +253,15 @@ class Tracer:
         if got is not False:
             return got
         info = None
-        real = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+        real = _realpath(filename) if filename and filename.startswith("/") else ""
         if real and "/site-packages/" not in real and (
                 real == self.entry_file or any(real.startswith(r) for r in self.roots)):
             try:
-                st = os.stat(real)
+                st = _STAT(real)
                 key = (real, st.st_mtime_ns, st.st_size)
                 static = _STATIC.get(key)
                 if static is None:
-                    with open(real, encoding="utf-8") as f:
+                    with _OPEN(real, encoding="utf-8") as f:
                         text = f.read()
                     static = _STATIC[key] = Static(text)
                 rel = real
@@ -270,7 +270,7 @@ class Tracer:
                         rel = real[len(r):]
                         break
                 else:
-                    rel = os.path.basename(real)
+                    rel = real.rsplit("/", 1)[-1]
                 info = (rel, static, file_role(rel))
             except (OSError, SyntaxError, ValueError, RecursionError):
                 info = None
@@ -623,7 +623,8 @@ class Tracer:
             return out
         crit = self._criterion()
         if not crit:
-            out.update(status="untraceable", reason="the statement asked about never ran")
+            out.update(status="untraceable",
+                       reason="the statement asked about never ran" + self._where_ran())
             return out
         seen = bytearray(len(self.where))
         todo = list(crit)
@@ -682,6 +683,18 @@ class Tracer:
                    slice_seconds=time.perf_counter() - t0)
         return out
 
+    def _where_ran(self):
+        """What did run, for the reason of an empty criterion."""
+        c = self.criterion
+        if c == "return":
+            return ""
+        fid = self.path_index.get(c[1])
+        if fid is None:
+            return " (%s was not traced; traced: %s)" % (c[1], ", ".join(self.paths[:5]))
+        ran = sorted({w[1] for w in self.where if w is not None and w[0] == fid})
+        near = [n for n in ran if abs(n - c[2]) <= 10]
+        return " (statements of %s that ran near line %d: %s)" % (c[1], c[2], near[:10])
+
     def files_role(self, fid):
         roles = self._roles
         while len(roles) < len(self.paths):
@@ -733,6 +746,39 @@ class Tracer:
 
 
 _UNKNOWN = object()
+
+# The file functions the tracer uses, bound when it is loaded (before any user code): a
+# test may patch `os.path.join`, `os.stat` or `open` while it runs, and the trace must not
+# go through what it patched.
+_STAT, _LSTAT, _READLINK, _OPEN = os.stat, os.lstat, os.readlink, open
+_S_ISLNK = __import__("stat").S_ISLNK
+
+
+def _realpath(path, depth=0):
+    """`os.path.realpath` of an absolute path from string operations and the bound
+    `lstat`/`readlink` only."""
+    parts = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+        if depth > 32:
+            continue
+        here = "/" + "/".join(parts)
+        try:
+            if _S_ISLNK(_LSTAT(here).st_mode):
+                target = _READLINK(here)
+                base = "/" + "/".join(parts[:-1])
+                joined = target if target.startswith("/") else base.rstrip("/") + "/" + target
+                parts = _realpath(joined, depth + 1).strip("/").split("/")
+                parts = [p for p in parts if p]
+        except OSError:
+            pass
+    return "/" + "/".join(parts)
 # What a file's syntax tree and a code object's bytecode say, kept for the process (the
 # calls of one session share them): files by (path, mtime, size), so a rewritten file is
 # read again.
@@ -793,6 +839,9 @@ def _class_attr(cls, name):
         if d is not None and name in d:
             return d[name]
     return _UNKNOWN
+
+
+realpath = _realpath
 
 
 def available():

@@ -270,6 +270,35 @@ def test_replaced_tracer_is_untraceable(tmp_path):
     assert rep["status"] == "untraceable"
 
 
+def test_a_test_that_patches_the_file_functions(tmp_path, monkeypatch):
+    # Regression: platformdirs' tests patch `os.path.join` (and realpath uses it); the
+    # tracer saw no file at all. It must not go through what the code patches.
+    mod = load(tmp_path, "patched", """
+        def f(x):
+            return x + 1
+    """)
+    t = slicer.Tracer([str(tmp_path)], "return", 1000)
+    monkeypatch.setattr(os.path, "join", lambda *a: "/nowhere")
+    monkeypatch.setattr(os, "stat", lambda *a, **k: (_ for _ in ()).throw(OSError("patched")))
+    monkeypatch.setattr("builtins.open", lambda *a, **k: (_ for _ in ()).throw(OSError("no")))
+    t.start()
+    try:
+        mod.f(1)
+    finally:
+        t.stop()
+    monkeypatch.undo()
+    assert lines(t.slice()) == {2: 1}
+
+
+def test_realpath_follows_links(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "m.py").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "rel").symlink_to("real")
+    for p in ("link/m.py", "rel/m.py", "real/../real/./m.py", "link/../link/m.py"):
+        assert slicer.realpath(str(tmp_path / p)) == os.path.realpath(tmp_path / p), p
+
+
 def test_roles():
     assert slicer.file_role("pkg/mod.py") == "code"
     assert slicer.file_role("tests/helpers.py") == "test"
