@@ -17,21 +17,7 @@ import os
 import statistics
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS_PY = os.path.join(ROOT, ".tools", "venv", "bin", "python")
-
-try:
-    import pyarrow.parquet as pq
-except ImportError:
-    if os.path.exists(TOOLS_PY) and os.path.realpath(sys.prefix) != os.path.realpath(
-            os.path.join(ROOT, ".tools", "venv")):
-        os.execv(TOOLS_PY, [TOOLS_PY, os.path.abspath(__file__)] + sys.argv[1:])
-    raise
-
-
-def table(d, name):
-    p = os.path.join(d, name + ".parquet")
-    return pq.read_table(p).to_pylist() if os.path.exists(p) else []
+from tables import table
 
 
 def pct(a, b):

@@ -37,18 +37,7 @@ import time
 import urllib.request
 import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS_PY = os.path.join(ROOT, ".tools", "venv", "bin", "python")
-
-try:
-    import pyarrow.parquet as pq  # noqa: F401
-except ImportError:
-    # The tools' venv has pyarrow: run there (the same arguments).
-    # (A venv's python is a link to its base: compare prefixes, not resolved paths.)
-    if os.path.exists(TOOLS_PY) and os.path.realpath(sys.prefix) != os.path.realpath(
-            os.path.join(ROOT, ".tools", "venv")):
-        os.execv(TOOLS_PY, [TOOLS_PY, os.path.abspath(__file__)] + sys.argv[1:])
-    pq = None
+from tables import ROOT, TOOLS_PY, pq  # noqa: E402 - pyarrow, or this script re-run where it is
 
 try:
     import tomllib
