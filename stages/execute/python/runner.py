@@ -95,6 +95,22 @@ def _criterion(trace):
     return "return"
 
 
+def _no_tracer():
+    """The report of an execution that could not be traced."""
+    return {"status": "untraceable", "events": 0, "cap": 0,
+            "reason": "no tracer: the slicer is missing, or coverage or another tracer holds "
+                      "sys.settrace"}
+
+
+def _tracer_for(slicer, trace, roots, entry_file=None):
+    """A tracer for a request's `trace`, or None when none can run (coverage or another
+    tracer holds sys.settrace, or the slicer is missing)."""
+    if slicer is None or slicer.available() is None:
+        return None
+    return slicer.Tracer(roots, _criterion(trace), int(trace.get("max_events") or 1000000),
+                         entry_file=entry_file)
+
+
 def _trace_report(slicer, tracer, seconds):
     """What one traced execution gives back: the slice (or why none) and its cost."""
     try:
@@ -619,7 +635,8 @@ def _session_main(req_r, rw, nonce, ctx):
     _type, _str, _len, _sorted, _abs = type, str, len, sorted, abs
     violations, writable, scratch = ctx["violations"], ctx["writable"], ctx["scratch"]
     cov_mod = ctx["coverage"]
-    slicer, criterion_of, trace_report = ctx.get("slicer"), _criterion, _trace_report
+    slicer, tracer_for, no_tracer, trace_report = (ctx.get("slicer"), _tracer_for, _no_tracer,
+                                                   _trace_report)
     tagger, safe_repr = _make_tagger(ctx["repr_cap"])
     arg_eval = _make_arg_eval()
     _hasattr, _next, _range, _StopIteration = hasattr, next, range, StopIteration
@@ -704,15 +721,12 @@ def _session_main(req_r, rw, nonce, ctx):
             tracer = None
             trace = req.get("trace")
             if trace is not None:
-                if slicer is None or cov is not None or slicer.available() is None:
-                    state["trace"] = {"status": "untraceable", "events": 0, "cap": 0,
-                                      "reason": "no tracer: the slicer is missing, or coverage "
-                                                "or another tracer holds sys.settrace"}
-                else:
-                    target = getattr(state["module"], "__file__", None)
-                    tracer = slicer.Tracer([os.getcwd()], criterion_of(trace),
-                                           int(trace.get("max_events") or 1000000),
-                                           entry_file=slicer.realpath(target) if target else None)
+                target = getattr(state["module"], "__file__", None)
+                if cov is None:
+                    tracer = tracer_for(slicer, trace, [os.getcwd()],
+                                        slicer.realpath(target) if slicer and target else None)
+                if tracer is None:
+                    state["trace"] = no_tracer()
             t0 = perf()
             if cov is not None:
                 cov.start()
@@ -897,15 +911,11 @@ def _child_pytest(req, rw, nonce, ctx, pw=-1):
                 if trace is None:
                     yield
                     return
-                if slicer is None or cov is not None or slicer.available() is None:
-                    slices.append((item.nodeid, {
-                        "status": "untraceable", "events": 0, "cap": 0,
-                        "reason": "no tracer: the slicer is missing, or coverage or another "
-                                  "tracer holds sys.settrace"}))
+                tracer = _tracer_for(slicer, trace, [rootdir]) if cov is None else None
+                if tracer is None:
+                    slices.append((item.nodeid, _no_tracer()))
                     yield
                     return
-                tracer = slicer.Tracer([rootdir], _criterion(trace),
-                                       int(trace.get("max_events") or 1000000))
                 t0 = time.perf_counter()
                 tracer.start()
                 try:
