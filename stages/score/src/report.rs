@@ -139,6 +139,17 @@ fn legend(items: &[(String, &str)]) -> String {
     s
 }
 
+/// pass@1 of each run (a bar, or none where it has no score) per group of a breakdown.
+fn bars(runs: &[RunReport], breakdown: Breakdown, keys: &[String]) -> Vec<Vec<Option<Bar>>> {
+    keys.iter()
+        .map(|g| {
+            runs.iter()
+                .map(|r| find(r.scores, breakdown, g, 1).map(bar_of))
+                .collect()
+        })
+        .collect()
+}
+
 fn run_legend(runs: &[RunReport]) -> String {
     if runs.len() < 2 {
         return String::new();
@@ -156,14 +167,7 @@ fn breakdown_chart(runs: &[RunReport], breakdown: Breakdown, title: &str) -> Opt
     if keys.is_empty() {
         return None;
     }
-    let values: Vec<Vec<Option<Bar>>> = keys
-        .iter()
-        .map(|g| {
-            runs.iter()
-                .map(|r| find(r.scores, breakdown, g, 1).map(bar_of))
-                .collect()
-        })
-        .collect();
+    let values = bars(runs, breakdown, &keys);
     Some(svg::bar_chart(
         title,
         &keys,
@@ -892,14 +896,7 @@ fn by_figure(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
         }
         let ranges = figure_ranges(dataset, figure);
         let labels: Vec<String> = keys.iter().map(|k| bin_label(figure, k, &ranges)).collect();
-        let values: Vec<Vec<Option<Bar>>> = keys
-            .iter()
-            .map(|g| {
-                runs.iter()
-                    .map(|r| find(r.scores, breakdown, g, 1).map(bar_of))
-                    .collect()
-            })
-            .collect();
+        let values = bars(runs, breakdown, &keys);
         h.push_str(&run_legend(runs));
         h.push_str(&svg::bar_chart(
             &format!("pass@1 by tertile of {}", figure.name()),
