@@ -38,7 +38,7 @@ STAGES  := crawl resolve classify execute synthesize-tests mask slice solve scor
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant memorized
 
-.PHONY: help setup setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-tools setup-image setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -49,9 +49,16 @@ help:
 CLIPPY_DRIVER = $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
 LINTED = $(if $(CLIPPY_DRIVER),RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER))
 
-## Python tools (uv, coverage, pytest, pyarrow, hypothesis) into .tools/venv; quick when done.
-setup:
+## Python tools (uv, coverage, pytest, pyarrow, hypothesis, ruff) into .tools/venv, and the
+## docker backend's image where a Docker engine answers; quick when done.
+setup: setup-tools setup-image
+
+setup-tools:
 	@bash scripts/setup-tools.sh
+
+## The docker backend's image (execute --build-image), built only when its recipe changed.
+setup-image: setup-tools
+	@CARGO=$(CARGO) bash scripts/setup-image.sh
 
 build:
 	$(LINTED) $(CARGO) build $(addprefix -p ,$(STAGES)) --bins
@@ -119,22 +126,24 @@ test-fixtures:
 	  (cd "$$d" && ../../../$(PY) -m pytest -q -p no:cacheprovider) || exit 1; \
 	done
 
-## The worker's own Python tests (the slicer on hand-checked programs).
+## The worker's own Python: ruff, then its tests (the runner's modules, the runner driven as a
+## subprocess, the slicer on hand-checked programs).
 test-python:
-	@echo "== pytest stages/execute/python/tests"
-	$(PY) -m pytest -q -p no:cacheprovider stages/execute/python/tests
+	@echo "== ruff + pytest stages/execution/python"
+	$(PY) -m ruff check stages/execution/python
+	$(PY) -m pytest -q -p no:cacheprovider stages/execution/python/tests
 
 ## Regenerates schemas/TABLES.md from the code.
 tables-doc:
 	UPDATE_TABLES=1 $(CARGO) test -p schemas --test contract tables_doc_matches_code
 
 bench: setup
-	$(CARGO) build --release -p crawl -p resolve -p classify -p execute -p synthesize-tests -p solve --bins
+	$(CARGO) build --release -p crawl -p resolve -p classify -p execution -p execute -p synthesize-tests -p solve --bins
 	@echo "== resolve against the ast module"
 	bash scripts/bench-resolve.sh $(BENCH)
 	@echo "== code age: crawl + resolve with the cutoff's baseline releases against without"
 	bash scripts/bench-code-age.sh $(BENCH)
-	@echo "== execute: calls through one sandboxed worker against a fresh python per call"
+	@echo "== execute: calls through one sandboxed worker against a fresh python per call, and through the docker backend against the process backend"
 	$(RBIN)/execute-bench
 	@echo "== execute --run: a run's candidates through the sandbox against a fresh python per candidate"
 	bash scripts/bench-candidates.sh $(SYNTH)

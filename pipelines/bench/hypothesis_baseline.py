@@ -1,6 +1,6 @@
 """The alternative `make bench` measures synthesize-tests against: Hypothesis generating
 each parameter from its annotation (`st.from_type`), with the same call budget and the same
-branch-coverage measure as freshbench's sandboxed worker (stages/execute/python/runner.py).
+branch-coverage measure as freshbench's sandboxed worker (stages/execution/python/runner.py).
 
     hypothesis_baseline.py --data DIR --calls N --out results.jsonl [--jobs J]
 

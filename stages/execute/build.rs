@@ -5,7 +5,8 @@ include!("../../schemas/build_support.rs");
 fn main() {
     emit_build_id(&[
         "stages/execute/src",
-        "stages/execute/python",
+        "stages/execution/src",
+        "stages/execution/python",
         "stages/mutants/src",
         "schemas/src",
     ]);

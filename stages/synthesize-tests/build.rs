@@ -7,7 +7,8 @@ fn main() {
     emit_build_id(&[
         "stages/synthesize-tests/src",
         "stages/execute/src",
-        "stages/execute/python",
+        "stages/execution/src",
+        "stages/execution/python",
         "stages/mutants/src",
         "stages/resolve/src",
         "schemas/src",

@@ -29,10 +29,10 @@ use schemas::{
     Validation, ValidationStatus,
 };
 
-use crate::backend::{Backend, ExecError, Limits, WorkerSpec};
-use crate::batch::Batch;
 use crate::env::{EnvConfig, Envs};
-use crate::protocol::{Outcome, Overlay, PytestRun, Request, Status};
+use execution::backend::{Backend, ExecError, Limits, WorkerSpec};
+use execution::batch::Batch;
+use execution::protocol::{Outcome, Overlay, PytestRun, Request, Status};
 
 /// Characters of failure text kept in a row.
 const DETAIL_CAP: usize = 1500;
@@ -505,7 +505,7 @@ pub fn verdict(task: &CompletionTask, o: &Outcome) -> JudgeVerdict {
             }
         }
     }
-    let by_id: HashMap<&str, &crate::protocol::TestReport> =
+    let by_id: HashMap<&str, &execution::protocol::TestReport> =
         o.tests.iter().map(|t| (t.node_id.as_str(), t)).collect();
     let mut passed = 0;
     let mut any_error = false;

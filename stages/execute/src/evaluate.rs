@@ -31,11 +31,10 @@ use schemas::{
 };
 
 use crate::assertion;
-use crate::backend::{Backend, ExecError, WorkerSpec};
-use crate::batch::Batch;
 use crate::completion::{self, CompletionOptions, Judges, RepoWorkers};
-use crate::process::{ProcessBackend, ProcessOptions};
 use crate::tasks::{self, CodeRef, Interpreters, JudgeOptions, TaskCases, Verdict};
+use execution::backend::{Backend, ExecError, WorkerSpec};
+use execution::batch::Batch;
 
 /// What both jobs share.
 #[derive(Debug, Clone)]
@@ -43,7 +42,8 @@ pub struct EvalOptions {
     pub jobs: usize,
     pub judge: JudgeOptions,
     pub force: bool,
-    pub require_isolation: bool,
+    /// Where code runs.
+    pub backend: execution::BackendArgs,
     /// The interpreter of tasks that use only the standard library.
     pub python: PathBuf,
     /// How to build environments for tasks that import third-party packages (`None`: don't).
@@ -60,7 +60,7 @@ pub struct EvalOptions {
 /// runs its traced executions in.
 pub struct Workers<'b> {
     backend: &'b dyn Backend,
-    limits: crate::backend::Limits,
+    limits: execution::backend::Limits,
     pairs: HashMap<(PathBuf, Vec<String>), (Batch<'b>, Batch<'b>)>,
     pub judges: Judges<'b>,
 }
@@ -134,18 +134,16 @@ pub fn parallel<T: Sync, R: Send>(
     work: impl Fn(&mut Workers<'_>, &T) -> Result<R, ExecError> + Sync,
     mut sink: impl FnMut(R),
 ) -> Result<(), ExecError> {
-    let backend = ProcessBackend::new(ProcessOptions {
-        require_isolation: opts.require_isolation,
-        ..ProcessOptions::default()
-    });
+    let backend = opts.backend.backend()?;
+    let backend = &*backend;
     schemas::pool::stream(
         items,
         opts.jobs,
         || Workers {
-            backend: &backend,
+            backend,
             limits: opts.judge.limits,
             pairs: HashMap::new(),
-            judges: Judges::new(&backend, repos, opts.completion),
+            judges: Judges::new(backend, repos, opts.completion),
         },
         work,
         |_, r| {

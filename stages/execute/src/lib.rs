@@ -1,18 +1,6 @@
-//! `execute`: the execution library of freshbench, and the stage that checks tasks by
-//! running them.
-//!
-//! Every stage that runs untrusted code (repository code, synthesized tests, model answers)
-//! does it through this crate, never by starting processes of its own. A [`Backend`]
-//! starts [`Worker`]s: one persistent Python runner (`python/runner.py`) per batch that
-//! serves many [`Request`]s (`call` a function with literal arguments, optionally measuring
-//! its branch arcs; `pytest` node ids with the lines each test executed). No code runs in
-//! the runner itself: the calls of one target share a process forked from it (a fresh one
-//! per call with [`Call::fresh`]), each pytest request gets one, and any call that misbehaves
-//! ends its process. The worker reports an [`Outcome`] per request. [`run_batch`] charges a
-//! request that kills or hangs its worker with the failure and goes on with a new worker.
-//! Judging is done here in Rust ([`Outcome::passes`], [`Value::same`]), out of the
-//! candidate's reach. The `process` backend ([`ProcessBackend`]) and its isolation are
-//! described in [`sandbox`]; a `docker` backend will fit beside it.
+//! `execute`: the stage that checks tasks by running them. It runs code only through the
+//! execution library (the `execution` crate: backends, workers, the runner, the protocol,
+//! values); this crate holds its modes and the per-family judges the other stages reuse.
 //!
 //! Repositories run in environments of their own ([`env`]): one virtual environment per
 //! dependency set, built with uv from the dependency files crawl recorded and cached by a
@@ -34,19 +22,11 @@
 //! hash of this crate's code (and of the runner and the contract), recorded at build time.
 
 pub mod assertion;
-pub mod backend;
-pub mod batch;
 pub mod completion;
 pub mod env;
 pub mod evaluate;
-pub mod literal;
-pub mod process;
-pub mod protocol;
 pub mod repo_tests;
-pub mod sandbox;
 pub mod tasks;
-pub mod value;
-pub mod worker;
 
 use std::io::Write as _;
 
@@ -58,17 +38,11 @@ use schemas::cli::{CommonArgs, Outcome as StageOutcome, ResumeArgs, Shard};
 /// row execute keeps on a rerun, so rows made by another build are made again.
 pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
-pub use backend::{
-    default_interpreter, Backend, ExecError, Failure, Limits, Worker, WorkerInfo, WorkerSpec,
+pub use execution::{
+    ArcCoverage, Backend, BackendArgs, Batch, Call, Criterion, ExceptionInfo, ExecError, Failure,
+    Isolation, Limits, Outcome, PytestRun, Request, Role, SliceInput, SliceStatement, SliceUnit,
+    Status, Target, TestReport, Trace, UnitStatus, Value, Worker, WorkerInfo, WorkerSpec,
 };
-pub use batch::{run_batch, Batch};
-pub use process::{ProcessBackend, ProcessOptions};
-pub use protocol::{
-    ArcCoverage, Call, Criterion, ExceptionInfo, Isolation, Outcome, PytestRun, Request, Role,
-    SliceInput, SliceStatement, SliceUnit, Status, Target, TestReport, Trace, UnitStatus,
-};
-pub use value::{Tolerance, Value};
-pub use worker::ProcessWorker;
 
 /// Run untrusted Python in a sandbox, in one of four modes: --check-sandbox (the isolation
 /// this machine gives), --repo-tests (the repositories' own test suites), --validate (check
@@ -83,9 +57,13 @@ pub struct Args {
     /// the network it sees); exit 1 with --require-isolation when namespaces are missing.
     #[arg(long)]
     pub check_sandbox: bool,
-    /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Build the docker backend's image (a Debian base with Python, and the runner's tools
+    /// from wheels, without a registry) on the engines of --docker-host, where it is missing;
+    /// with --force, again.
     #[arg(long)]
-    pub require_isolation: bool,
+    pub build_image: bool,
     #[command(flatten)]
     pub env: env::EnvArgs,
     /// Run each crawled repository's own test suite (twice, in its environment, in the
@@ -160,6 +138,7 @@ pub struct Args {
 /// The stage.
 pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
     let jobs = [
+        args.build_image,
         args.check_sandbox,
         args.repo_tests,
         args.validate,
@@ -167,11 +146,14 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
     ];
     if jobs.iter().filter(|j| **j).count() > 1 {
         anyhow::bail!(
-            "give one of --check-sandbox, --repo-tests, --validate, --run (see `execute --help`)"
+            "give one of --build-image, --check-sandbox, --repo-tests, --validate, --run (see `execute --help`)"
         );
     }
     if args.shard.is_some() && args.run.is_none() {
         anyhow::bail!("--shard splits the candidates of a run: give --run NAME too");
+    }
+    if args.build_image {
+        return build_image(args);
     }
     if args.validate || args.run.is_some() {
         return evaluate_tasks(args);
@@ -192,13 +174,13 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
                 jobs: args.jobs,
                 memory_bytes: args.memory_mb.saturating_mul(1 << 20),
                 env: args.env.config(),
-                require_isolation: args.require_isolation,
+                backend: args.backend.clone(),
             };
             repo_tests::run(&args.common, &opts)
         }
         (true, true) => anyhow::bail!("--check-sandbox and --repo-tests: give one of them"),
         (false, false) => anyhow::bail!(
-            "nothing to do: give --validate (check the tasks), --run NAME (judge a model's answers), --repo-tests (run the repositories' test suites) or --check-sandbox (see `execute --help`)"
+            "nothing to do: give --validate (check the tasks), --run NAME (judge a model's answers), --repo-tests (run the repositories' test suites), --check-sandbox or --build-image (see `execute --help`)"
         ),
     }
 }
@@ -228,7 +210,7 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
         jobs: args.jobs,
         judge,
         force: args.force,
-        require_isolation: args.require_isolation,
+        backend: args.backend.clone(),
         envs: (!args.no_envs).then(|| args.env.config()),
         python,
         shard: args.shard,
@@ -248,12 +230,44 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
     }
 }
 
+/// `--build-image`: the docker backend's image, where it is missing.
+fn build_image(args: &Args) -> anyhow::Result<StageOutcome> {
+    let opts = execution::image::BuildOptions {
+        hosts: args.backend.hosts(),
+        force: args.force,
+        pip_python: args.env.interpreter(),
+        temp_root: None,
+    };
+    let tag = execution::image::default_tag();
+    if !args.common.quiet {
+        eprintln!("build-image: {tag} on {}", opts.hosts.join(", "));
+    }
+    let r = execution::image::build(&opts)?;
+    let mut out = std::io::stdout().lock();
+    for h in &r.present {
+        writeln!(
+            out,
+            "{tag}: present on {h} (nothing to do; --force builds it again)"
+        )?;
+    }
+    if !r.imported.is_empty() {
+        writeln!(
+            out,
+            "{tag}: built in {:.1} s (Debian {:.1} s, wheels {:.1} s: {}; import {:.1} s), {} MiB, imported into {}",
+            (r.debootstrap + r.wheels + r.import).as_secs_f64(),
+            r.debootstrap.as_secs_f64(),
+            r.wheels.as_secs_f64(),
+            r.wheel_files.join(" "),
+            r.import.as_secs_f64(),
+            r.size_bytes >> 20,
+            r.imported.join(", ")
+        )?;
+    }
+    Ok(StageOutcome::Success)
+}
+
 /// `--check-sandbox`: start one worker and print the isolation it got.
 fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
-    let backend = ProcessBackend::new(ProcessOptions {
-        require_isolation: args.require_isolation,
-        ..ProcessOptions::default()
-    });
     let spec = WorkerSpec {
         interpreter: args.env.python.clone(),
         ..WorkerSpec::default()
@@ -261,6 +275,18 @@ fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
     // Results go to stdout through `writeln!`, so a closed pipe (`| head`) ends the stage
     // quietly (exit 0 via `main_with`) instead of panicking as `println!` would.
     let mut out = std::io::stdout().lock();
+    if args.backend.backend == execution::BackendKind::Docker {
+        let backend = execution::DockerBackend::new(&args.backend.docker_options())?;
+        let worker = backend.start(&spec, &Limits::default())?;
+        writeln!(out, "backend: docker")?;
+        writeln!(out, "isolation: {}", worker.isolation().as_str())?;
+        execution::docker::describe(&backend, &mut out)?;
+        return describe_worker(&mut out, worker.as_ref());
+    }
+    let backend = execution::ProcessBackend::new(execution::ProcessOptions {
+        require_isolation: args.backend.require_isolation,
+        ..execution::ProcessOptions::default()
+    });
     let worker = match backend.start(&spec, &Limits::default()) {
         Ok(w) => w,
         Err(ExecError::IsolationUnavailable { reason }) => {
@@ -269,12 +295,20 @@ fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
         }
         Err(e) => return Err(e.into()),
     };
-    let info = worker.info();
     writeln!(out, "backend: {}", backend.name())?;
     writeln!(out, "isolation: {}", worker.isolation().as_str())?;
     if let Some(why) = backend.namespaces_unavailable() {
         writeln!(out, "namespaces unavailable: {why}")?;
     }
+    describe_worker(&mut out, worker.as_ref())
+}
+
+/// What a started worker says of itself.
+fn describe_worker(
+    out: &mut dyn std::io::Write,
+    worker: &dyn Worker,
+) -> anyhow::Result<StageOutcome> {
+    let info = worker.info();
     writeln!(out, "python: {} ({})", info.python, info.executable)?;
     writeln!(
         out,

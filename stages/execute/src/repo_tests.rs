@@ -39,12 +39,11 @@ use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome as StageOutcome};
 use schemas::{File, FileKind, FileLines, FileStatus, Repo, RepoStatus, RepoTest, TestOutcome};
 
-use crate::backend::{Backend, ExecError, Limits, WorkerSpec};
-use crate::batch::Batch;
 use crate::env::requirements::{self, DepFile};
 use crate::env::{cap_tail, tree, EnvConfig, EnvState, Envs};
-use crate::process::{ProcessBackend, ProcessOptions};
-use crate::protocol::{Isolation, PytestRun, Request, Status, TestReport};
+use execution::backend::{Backend, ExecError, Limits, WorkerSpec};
+use execution::batch::Batch;
+use execution::protocol::{Isolation, PytestRun, Request, Status, TestReport};
 
 /// Node id of the row of a repository whose environment did not build.
 pub const ENV_NODE: &str = "<environment>";
@@ -72,7 +71,8 @@ pub struct RepoTestsOptions {
     /// Address space of the test process.
     pub memory_bytes: u64,
     pub env: EnvConfig,
-    pub require_isolation: bool,
+    /// Where code runs.
+    pub backend: execution::BackendArgs,
 }
 
 /// What happened to one repository, for the summary.
@@ -261,10 +261,8 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
             .with_context(|| format!("resolving the cache folder {}", cfg.cache_dir.display()))?;
         Some(Envs::open(cfg).context("opening the environment cache")?)
     };
-    let backend = ProcessBackend::new(ProcessOptions {
-        require_isolation: opts.require_isolation,
-        ..ProcessOptions::default()
-    });
+    let backend = opts.backend.backend()?;
+    let backend = &*backend;
     let bar = schemas::cli::progress(common, todo.len() as u64, "repos");
     let mut ran: HashMap<String, RepoSummary> = HashMap::new();
     let mut write_error: Option<anyhow::Error> = None;
@@ -276,7 +274,7 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
             || (),
             |(), repo| {
                 let hash = &hashes[repo.repo_id.as_str()];
-                run_repo(repo, files_of(&repo.repo_id), hash, envs, &backend, opts)
+                run_repo(repo, files_of(&repo.repo_id), hash, envs, backend, opts)
                     .with_context(|| format!("repository {}", repo.name))
             },
             |_, (new_rows, summary)| {
@@ -598,7 +596,7 @@ fn outcome_of(status: Status) -> TestOutcome {
     }
 }
 
-fn why(o: &crate::protocol::Outcome) -> String {
+fn why(o: &execution::protocol::Outcome) -> String {
     let mut s = format!("status {}", o.status.as_str());
     if let Some(d) = &o.detail {
         s.push_str(": ");
@@ -623,7 +621,7 @@ enum Ran {
     /// Every test reported (those charged are in the pass's `charged`).
     Done(Vec<TestReport>),
     /// The request failed without naming a test (or charged too many), or ran no test.
-    Failed(Box<crate::protocol::Outcome>),
+    Failed(Box<execution::protocol::Outcome>),
 }
 
 /// Runs `node_ids` (deselecting `pass.charged`); while the request dies or hangs with a test
@@ -662,7 +660,7 @@ fn run_charging(
         };
         pass.charged.insert(culprit, report);
     }
-    Ok(Ran::Failed(Box::new(crate::protocol::Outcome::failed(
+    Ok(Ran::Failed(Box::new(execution::protocol::Outcome::failed(
         Status::Crash,
         format!("more than {retries} tests ended their process"),
         pass.isolation.unwrap_or_default(),

@@ -24,10 +24,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use schemas::{ExecStatus, Fingerprint, FunctionTask, Reference, TaskStatus, TestCase};
 
-use crate::backend::{ExecError, Limits};
-use crate::batch::Batch;
-use crate::protocol::{Call, Isolation, Outcome, Request, Status, Target};
-use crate::value::{Tolerance, Value};
+use execution::backend::{ExecError, Limits};
+use execution::batch::Batch;
+use execution::protocol::{Call, Isolation, Outcome, Request, Status, Target};
+use execution::value::{Tolerance, Value};
 
 /// The module name a solution is imported as.
 pub const MODULE: &str = "fb_solution";
@@ -395,7 +395,7 @@ pub fn case_request(
     source: &str,
     task: &TaskCases,
     case: &TestCase,
-    trace: Option<crate::protocol::Trace>,
+    trace: Option<execution::protocol::Trace>,
 ) -> Request {
     Request::Call(Call {
         target: Target::Source {
@@ -638,7 +638,7 @@ pub fn since(t0: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ExceptionInfo;
+    use execution::protocol::ExceptionInfo;
 
     fn outcome(status: Status) -> Outcome {
         Outcome::failed(

@@ -173,7 +173,7 @@ fn env_key_is_stable_and_depends_on_what_defines_the_environment() {
 /// fails when the requirements mention `fail-me`. Every call is counted in `calls`.
 fn fake_uv(dir: &Path) -> PathBuf {
     let uv = dir.join("fake-uv");
-    let python = execute::default_interpreter();
+    let python = execution::default_interpreter();
     let script = format!(
         "#!/bin/sh\necho \"$@\" >> '{calls}'\nif [ \"$1\" = venv ]; then\n  for a; do last=$a; done\n  mkdir -p \"$last/bin\" && ln -sf '{python}' \"$last/bin/python\"\n  exit 0\nfi\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -r ]; then f=$2; fi\n  shift\ndone\nif grep -q fail-me \"$f\"; then\n  echo 'error: No solution found when resolving dependencies: fail-me was not found' >&2\n  exit 1\nfi\nexit 0\n",
         calls = dir.join("calls").display(),
@@ -187,7 +187,7 @@ fn fake_uv(dir: &Path) -> PathBuf {
 fn config(cache: &Path, uv: PathBuf, rebuild: bool) -> EnvConfig {
     EnvConfig {
         cache_dir: cache.to_path_buf(),
-        python: execute::default_interpreter(),
+        python: execution::default_interpreter(),
         uv: Some(uv),
         rebuild,
         timeout: Duration::from_mins(2),

@@ -111,7 +111,7 @@ fn materialize_writes_data_bytes_and_real_metadata() {
 /// points of a tree's `.dist-info` on `sys.path`.
 #[test]
 fn importlib_metadata_finds_version_and_entry_points() {
-    let python = execute::default_interpreter();
+    let python = execution::default_interpreter();
     if Command::new(&python)
         .arg("-c")
         .arg("pass")

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use execute::assertion::{self, find, Candidate, Program};
 use execute::completion::Judges;
-use execute::{ExecError, Value};
+use execution::{ExecError, Value};
 use schemas::{
     AssertionForm, AssertionKind, AssertionTask, ContextSnippet, File, FileKind, FileStatus,
     Function, RepoTest, TestOutcome,

@@ -105,9 +105,8 @@ pub struct Args {
     /// Default: every repository crawl recorded with status ok.
     #[arg(long = "repo", value_name = "NAME")]
     pub repos: Vec<String>,
-    /// Refuse to run code without namespaces (exit 1) instead of falling back to rlimits only.
-    #[arg(long)]
-    pub require_isolation: bool,
+    #[command(flatten)]
+    pub backend: execution::BackendArgs,
     /// Address space of a test process, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub memory_mb: u64,
@@ -318,10 +317,8 @@ pub fn assertion_dataset(
         v
     };
     let workers = execute::completion::repo_workers(dir, &ok, Some(&exec.env))?;
-    let backend = execute::ProcessBackend::new(execute::ProcessOptions {
-        require_isolation: exec.require_isolation,
-        ..execute::ProcessOptions::default()
-    });
+    let backend = exec.backend.backend()?;
+    let backend = &*backend;
     let judge = execute::completion::CompletionOptions {
         memory_bytes: exec.memory_bytes,
         ..execute::completion::CompletionOptions::default()
@@ -335,7 +332,7 @@ pub fn assertion_dataset(
     let results = schemas::pool::map(
         &ok,
         jobs,
-        || execute::completion::Judges::new(&backend, &workers, judge),
+        || execute::completion::Judges::new(backend, &workers, judge),
         |judges, repo_id| {
             let input = RepoInput {
                 repo_id,
@@ -362,7 +359,8 @@ pub fn assertion_dataset(
 #[derive(Debug, Clone)]
 pub struct ExecSetup {
     pub env: execute::env::EnvConfig,
-    pub require_isolation: bool,
+    /// Where code runs.
+    pub backend: execution::BackendArgs,
     pub memory_bytes: u64,
 }
 
@@ -448,7 +446,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         };
         let exec = ExecSetup {
             env: args.env.config(),
-            require_isolation: args.require_isolation,
+            backend: args.backend.clone(),
             memory_bytes: args.memory_mb.saturating_mul(1 << 20),
         };
         let bar = schemas::cli::progress(&args.common, repo_count as u64, "repos (assertions)");

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use execute::{Role, SliceUnit, UnitStatus};
+use execution::{Role, SliceUnit, UnitStatus};
 use schemas::Family;
 
 /// At most this many functions and inputs are listed in a row.
@@ -116,7 +116,7 @@ fn parent(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use execute::{SliceInput, SliceStatement};
+    use execution::{SliceInput, SliceStatement};
 
     fn stmt(
         path: &str,

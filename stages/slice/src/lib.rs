@@ -8,7 +8,7 @@
 //! the same runs without it, and a status (`ok`, `timeout`, `too_large`, `untraceable`).
 //!
 //! The code runs where all repository code runs: in execute's sandboxed workers, whose
-//! runner traces it (`stages/execute/python/slicer.py`: `sys.settrace`, data dependences
+//! runner traces it (`stages/execution/python/slicer.py`: `sys.settrace`, data dependences
 //! from the bytecode's loads and stores, control dependences from the enclosing branches,
 //! the backward slice computed in the worker). [`trace`] builds the requests per family and
 //! [`figures`] turns the worker's reports into the figures. The definitions are in
@@ -74,9 +74,8 @@ pub struct Args {
     /// Slice again the tasks that already have a row made from the same inputs.
     #[arg(long)]
     pub force: bool,
-    /// Refuse to run code without namespaces (exit 2) instead of falling back to rlimits.
-    #[arg(long)]
-    pub require_isolation: bool,
+    #[command(flatten)]
+    pub backend: execution::BackendArgs,
     /// Don't build environments: tasks that need one get no row (the run is lacking).
     #[arg(long)]
     pub no_envs: bool,
@@ -184,7 +183,7 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
         jobs: args.jobs,
         judge: execute::tasks::JudgeOptions::default(),
         force: args.force,
-        require_isolation: args.require_isolation,
+        backend: args.backend.clone(),
         python,
         envs,
         shard: None,
@@ -336,7 +335,7 @@ fn row(id: &str, w: &Work<'_>, t: &Traced, opts: &TraceOptions) -> Slice {
         units_ok: t
             .units
             .iter()
-            .filter(|u| u.status == execute::UnitStatus::Ok)
+            .filter(|u| u.status == execution::UnitStatus::Ok)
             .count() as i32,
         events: i64::try_from(events).unwrap_or(i64::MAX),
         event_cap: i64::try_from(opts.max_events).unwrap_or(i64::MAX),

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use execute::evaluate::Workers;
 use execute::tasks::{self, Interpreters, TaskCases};
-use execute::{
+use execution::{
     Criterion, ExecError, Isolation, Limits, Outcome, PytestRun, Request, SliceUnit, Status, Trace,
     UnitStatus,
 };
@@ -168,12 +168,12 @@ pub fn assertion(
             ..Traced::default()
         });
     };
-    let mut overlay = vec![execute::protocol::Overlay {
+    let mut overlay = vec![execution::protocol::Overlay {
         path: t.path.clone(),
         text: test_text,
     }];
     if let (Some(path), Some(text), true) = (&t.mutated_path, &t.mutated_text, t.mutated) {
-        overlay.push(execute::protocol::Overlay {
+        overlay.push(execution::protocol::Overlay {
             path: path.clone(),
             text: text.clone(),
         });
@@ -201,7 +201,7 @@ pub fn pytest(
     workers: &mut Workers<'_>,
     repo_id: &str,
     tests: &[String],
-    overlay: &[execute::protocol::Overlay],
+    overlay: &[execution::protocol::Overlay],
     capture: bool,
     criterion: Criterion,
     opts: &TraceOptions,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use execute::completion::{CompletionOptions, RepoWorker};
 use execute::evaluate::{self, EvalOptions};
 use execute::tasks::JudgeOptions;
-use execute::{Criterion, WorkerSpec};
+use execution::{Criterion, WorkerSpec};
 use schemas::Family;
 use slice::figures::{figures, Figures};
 use slice::trace::{self, TraceOptions};
@@ -107,8 +107,8 @@ fn hand_checked_slices() {
         jobs: 1,
         judge: JudgeOptions::default(),
         force: false,
-        require_isolation: false,
-        python: execute::default_interpreter(),
+        backend: execution::BackendArgs::default(),
+        python: execution::default_interpreter(),
         envs: None,
         shard: None,
         resume: schemas::cli::ResumeArgs {

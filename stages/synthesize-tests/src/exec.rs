@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use execute::value::Tolerance;
-use execute::{Batch, Call, ExecError, Limits, Outcome, Request, Status, Target};
+use execution::value::Tolerance;
+use execution::{Batch, Call, ExecError, Limits, Outcome, Request, Status, Target};
 
 use crate::search::{CallResult, Observed, Runner};
 

@@ -34,9 +34,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Parser;
 use execute::tasks::{CodeRef, Interpreters};
-use execute::{
-    default_interpreter, Backend, Batch, Limits, ProcessBackend, ProcessOptions, WorkerSpec,
-};
+use execution::{default_interpreter, Batch, Limits, WorkerSpec};
 use schemas::cli::{CommonArgs, Outcome, ResumeArgs};
 use schemas::{
     Classification, Function, FunctionClass, FunctionTask, Reference, TaskStatus, TestCase,
@@ -102,9 +100,8 @@ pub struct Args {
     /// Synthesize again the functions that already have a task made with these options.
     #[arg(long)]
     pub force: bool,
-    /// Refuse to run code without namespaces instead of falling back to rlimits only.
-    #[arg(long)]
-    pub require_isolation: bool,
+    #[command(flatten)]
+    pub backend: execution::BackendArgs,
     /// Do not build environments: functions that use third-party packages are rejected
     /// (`environment`) instead of run in their repository's environment.
     #[arg(long)]
@@ -317,10 +314,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         })
         .collect();
 
-    let backend = ProcessBackend::new(ProcessOptions {
-        require_isolation: args.require_isolation,
-        ..ProcessOptions::default()
-    });
+    let backend = args.backend.backend()?;
+    let backend = &*backend;
     let bar = schemas::cli::progress(&args.common, todo.len() as u64, "functions");
     let mut checkpoint = args.resume.checkpoint()?;
     let result = schemas::pool::stream(
@@ -352,9 +347,9 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
                         ..WorkerSpec::default()
                     };
                     Batches {
-                        primary: Batch::new(&backend as &dyn Backend, &spec, &opts.limits),
+                        primary: Batch::new(backend, &spec, &opts.limits),
                         recheck: Batch::new(
-                            &backend as &dyn Backend,
+                            backend,
                             &WorkerSpec {
                                 hash_seed: 1,
                                 ..spec.clone()

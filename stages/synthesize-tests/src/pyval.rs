@@ -1,7 +1,7 @@
 //! Python input values as the search builds them ([`PyVal`]), and their text as Python
 //! literals: the form `test_cases.args` stores and the execute worker evaluates (plain
 //! literals, plus `float('nan')`, `float('inf')`, `set()`, `frozenset(...)` and a few
-//! builtin callables by name, see `execute::Call::args`).
+//! builtin callables by name, see `execution::Call::args`).
 
 use std::fmt::Write as _;
 

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use execute::Value;
+use execution::Value;
 
 use crate::pyval::{args_literal, kwargs_literal, PyVal};
 use crate::strategy::{self, Pool};

@@ -9,7 +9,7 @@ use crate::types::{Shape, Ty};
 use crate::usage::Constants;
 
 /// Builtin callables a parameter that is called can be given (the worker accepts these
-/// names as arguments; see `execute::Call::args`).
+/// names as arguments; see `execution::Call::args`).
 pub const CALLABLES: &[&str] = &[
     "str",
     "len",

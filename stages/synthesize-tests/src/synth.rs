@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use execute::ExecError;
-use execute::{Batch, Limits};
+use execution::ExecError;
+use execution::{Batch, Limits};
 use schemas::id::content_id;
 use schemas::{
     Function, FunctionClass, FunctionTask, PromptKind, Reference, SearchStop, TaskStatus, TestCase,

@@ -9,7 +9,7 @@
 //!   or the repository with one mutated file), as `mask` records values and `--validate`
 //!   records them again;
 //! - [`judge`]: an answer's verdict. A value answer is parsed as a Python literal by
-//!   [`crate::literal`] (no eval on the host) and compared with the recorded value by
+//!   [`execution::literal`] (no eval on the host) and compared with the recorded value by
 //!   [`Value::matches`] (kind `approx`: within pytest's default tolerance); an answer that
 //!   is no literal (`Money(1250)`), or a literal for a value that is an object, is put into
 //!   the assertion (`(X) == (answer)`) and that one test run on the task's program, where
@@ -30,10 +30,10 @@ use schemas::{
     Validation, ValidationStatus,
 };
 
-use crate::backend::ExecError;
 use crate::completion::Judges;
-use crate::protocol::{Outcome, Overlay, PytestRun, Request, Status};
-use crate::value::{Tolerance, Value};
+use execution::backend::ExecError;
+use execution::protocol::{Outcome, Overlay, PytestRun, Request, Status};
+use execution::value::{Tolerance, Value};
 
 pub use find::{Candidate, PLACEHOLDER};
 
@@ -303,7 +303,7 @@ pub fn judge(
             )
         });
     }
-    let literal = crate::literal::parse_literal(answer);
+    let literal = execution::literal::parse_literal(answer);
     if let Ok(v) = &literal {
         if v.matches(&expected, tolerance(task.kind)) {
             return Ok(V::of(ExecStatus::Pass, None));

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use execute::tasks::{self, JudgeOptions};
-use execute::{Batch, Limits, ProcessBackend, ProcessOptions, WorkerSpec};
+use execution::{Batch, Limits, ProcessBackend, ProcessOptions, WorkerSpec};
 use schemas::Candidate;
 
 /// Candidates per second through the sandbox against a fresh Python process per candidate.
@@ -70,7 +70,7 @@ fn main() -> anyhow::Result<()> {
     let python = args
         .python
         .clone()
-        .unwrap_or_else(execute::default_interpreter);
+        .unwrap_or_else(execution::default_interpreter);
     let all = tasks::load_function_tasks(&args.data)?;
     let by_id: HashMap<&str, &tasks::TaskCases> =
         all.iter().map(|t| (t.task.task_id.as_str(), t)).collect();

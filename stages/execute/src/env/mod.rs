@@ -153,7 +153,7 @@ impl EnvArgs {
     pub fn interpreter(&self) -> PathBuf {
         self.python
             .clone()
-            .unwrap_or_else(crate::backend::default_interpreter)
+            .unwrap_or_else(execution::backend::default_interpreter)
     }
 
     /// The environment configuration these options give.
@@ -706,7 +706,7 @@ pub fn find_uv() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("FRESHBENCH_UV") {
         return Some(PathBuf::from(p));
     }
-    if let Some(c) = crate::backend::find_tool("uv").filter(|c| c.is_file()) {
+    if let Some(c) = execution::backend::find_tool("uv").filter(|c| c.is_file()) {
         return std::fs::canonicalize(&c).ok().or(Some(c));
     }
     std::env::var_os("PATH").and_then(|path| {

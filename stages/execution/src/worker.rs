@@ -12,8 +12,43 @@ use crate::backend::{Failure, Limits, Worker, WorkerInfo};
 use crate::protocol::{Isolation, Outcome, Request};
 
 /// Beyond a request's wall limit, how long the runner has to report the timeout itself
-/// before the whole worker is killed.
-const GRACE: Duration = Duration::from_secs(3);
+/// before the whole worker is killed (in every backend).
+pub(crate) const GRACE: Duration = Duration::from_secs(3);
+
+/// A request as the runner reads it: one JSON line with the request's `id` and limits.
+pub(crate) fn encode_request(req: &Request, limits: &Limits, id: u64) -> Result<String, Failure> {
+    let mut msg = serde_json::to_value(req).map_err(|e| Failure::Protocol(e.to_string()))?;
+    if let Some(obj) = msg.as_object_mut() {
+        obj.insert("id".into(), id.into());
+        obj.insert(
+            "limits".into(),
+            serde_json::json!({
+                "wall_seconds": limits.wall.as_secs_f64(),
+                "cpu_seconds": limits.cpu_seconds,
+                "memory_bytes": limits.memory_bytes,
+                "file_size_bytes": limits.file_size_bytes,
+                "open_files": limits.open_files,
+                "output_bytes": limits.output_bytes,
+            }),
+        );
+    }
+    let mut line = msg.to_string();
+    line.push('\n');
+    Ok(line)
+}
+
+/// The runner's answer line to request `id`; an answer that is not one, or answers another
+/// request, breaks the protocol (the worker must then be ended).
+pub(crate) fn decode_answer(answer: &str, id: u64) -> Result<Outcome, Failure> {
+    let value: serde_json::Value = serde_json::from_str(answer)
+        .map_err(|e| Failure::Protocol(format!("{e} in {answer:.200}")))?;
+    if value.get("id").and_then(serde_json::Value::as_u64) != Some(id) {
+        return Err(Failure::Protocol(format!(
+            "answer to another request: {answer:.200}"
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| Failure::Protocol(format!("{e} in {answer:.300}")))
+}
 
 /// A running process-backend worker.
 pub struct ProcessWorker {
@@ -157,24 +192,8 @@ impl Worker for ProcessWorker {
         }
         self.next_id += 1;
         let id = self.next_id;
-        let mut msg = serde_json::to_value(req).map_err(|e| Failure::Protocol(e.to_string()))?;
-        if let Some(obj) = msg.as_object_mut() {
-            obj.insert("id".into(), id.into());
-            obj.insert(
-                "limits".into(),
-                serde_json::json!({
-                    "wall_seconds": limits.wall.as_secs_f64(),
-                    "cpu_seconds": limits.cpu_seconds,
-                    "memory_bytes": limits.memory_bytes,
-                    "file_size_bytes": limits.file_size_bytes,
-                    "open_files": limits.open_files,
-                    "output_bytes": limits.output_bytes,
-                }),
-            );
-        }
+        let line = encode_request(req, limits, id)?;
         let t0 = Instant::now();
-        let mut line = msg.to_string();
-        line.push('\n');
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Failure::Died("the worker's stdin is closed".into()));
         };
@@ -210,16 +229,7 @@ impl Worker for ProcessWorker {
                 return Err(Failure::Died(format!("{status}; {}", self.log_tail())));
             }
         };
-        let value: serde_json::Value = serde_json::from_str(&answer)
-            .map_err(|e| Failure::Protocol(format!("{e} in {answer:.200}")))?;
-        if value.get("id").and_then(serde_json::Value::as_u64) != Some(id) {
-            self.kill();
-            return Err(Failure::Protocol(format!(
-                "answer to another request: {answer:.200}"
-            )));
-        }
-        let mut outcome: Outcome = serde_json::from_value(value)
-            .map_err(|e| Failure::Protocol(format!("{e} in {answer:.300}")))?;
+        let mut outcome = decode_answer(&answer, id).inspect_err(|_| self.kill())?;
         outcome.isolation = self.isolation;
         Ok(outcome)
     }

@@ -663,7 +663,7 @@ class Tracer:
                     prev = inputs.get(key)
                     inputs[key] = "code" if prev == "code" or role == "code" else role
         statics = {}
-        for filename, info in self.files.items():
+        for info in self.files.values():
             if info is not None:
                 statics[info[0]] = info[1]
         rows = []

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use execute::value::{Tolerance, ITER_ITEMS};
-use execute::{run_batch, Limits, Outcome, ProcessBackend, Request, Status, Value, WorkerSpec};
+use execution::value::{Tolerance, ITER_ITEMS};
+use execution::{run_batch, Limits, Outcome, ProcessBackend, Request, Status, Value, WorkerSpec};
 
 fn limits() -> Limits {
     Limits {
@@ -15,7 +15,7 @@ fn limits() -> Limits {
 }
 
 fn run(spec: &WorkerSpec, reqs: &[Request]) -> Vec<Outcome> {
-    let backend = ProcessBackend::new(execute::ProcessOptions::default());
+    let backend = ProcessBackend::new(execution::ProcessOptions::default());
     let out = run_batch(&backend, spec, reqs, &limits()).unwrap();
     assert_eq!(out.len(), reqs.len());
     out

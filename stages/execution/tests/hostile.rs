@@ -8,9 +8,9 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use execute::{
-    run_batch, Backend as _, Call, Isolation, Limits, ProcessBackend, ProcessOptions, Request,
-    Status, Target, Value, WorkerSpec,
+use execution::{
+    run_batch, Backend, Call, Isolation, Limits, ProcessBackend, ProcessOptions, Request, Status,
+    Target, Value, WorkerSpec,
 };
 
 const MARKER: &str = "freshbench-hostile-marker";
@@ -19,7 +19,8 @@ fn hostile_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/hostile")
 }
 
-/// Processes that belong to sandboxes: a sandbox uid (60000..65000) or a runner's command line.
+/// Processes that belong to sandboxes: a sandbox uid (60000..65000, or the docker image's
+/// 10001) or a runner's command line.
 fn sandbox_processes() -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     let me = std::process::id().to_string();
@@ -44,7 +45,11 @@ fn sandbox_processes() -> BTreeSet<String> {
             .unwrap_or(0);
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if (60_000..65_000).contains(&uid) || cmdline.contains("freshbench-exec-") {
+        if (60_000..65_000).contains(&uid)
+            || uid == 10_001
+            || cmdline.contains("freshbench-exec-")
+            || cmdline.contains("/opt/freshbench/runner")
+        {
             found.insert(format!("pid {name} uid {uid}: {cmdline}"));
         }
     }
@@ -75,7 +80,34 @@ fn hostile_programs_get_no_pass_and_leave_the_host_unchanged() {
     let _one = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    suite(&ProcessOptions::default(), None);
+    let backend = ProcessBackend::new(ProcessOptions::default());
+    suite(&backend, None, &|| {
+        backend.namespaces_unavailable().unwrap_or_default()
+    });
+}
+
+/// The same suite through the docker backend: a container per worker, every case holds (the
+/// container gives what namespaces give), and no container is left afterwards.
+#[test]
+fn hostile_programs_through_docker() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let backend = match execution::docker::try_local() {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            println!(
+                "SKIP the docker suite: no Docker engine reachable at {}",
+                execution::docker::LOCAL_SOCKET
+            );
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    suite(&backend, None, &String::new);
+    let left = backend.own_containers().unwrap();
+    assert!(left.is_empty(), "containers left: {left:?}");
+    println!("containers left: 0");
 }
 
 /// The same suite without namespaces (the fallback), where namespace-only cases are skipped.
@@ -86,7 +118,7 @@ fn hostile_programs_without_namespaces() {
     let _one = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let root = execute::process::is_root();
+    let root = execution::process::is_root();
     let python = PathBuf::from("/usr/bin/python3");
     if root && !python.exists() {
         println!("SKIP the fallback suite: running as root needs /usr/bin/python3, absent here");
@@ -96,11 +128,16 @@ fn hostile_programs_without_namespaces() {
         rlimits_only: true,
         ..ProcessOptions::default()
     };
-    suite(&opts, root.then_some(python));
+    let backend = ProcessBackend::new(opts);
+    suite(&backend, root.then_some(python), &|| {
+        backend.namespaces_unavailable().unwrap_or_default()
+    });
 }
 
+/// Runs every program through `backend`; `weak` says why the isolation is not namespaces or
+/// a container, where it is not.
 #[allow(clippy::too_many_lines)]
-fn suite(opts: &ProcessOptions, interpreter: Option<PathBuf>) {
+fn suite(backend: &dyn Backend, interpreter: Option<PathBuf>, weak: &dyn Fn() -> String) {
     use Status::{
         Crash, Exception, Memory, Ok, OutputLimit, ResourceLimit, SandboxViolation, Timeout,
     };
@@ -222,7 +259,6 @@ fn suite(opts: &ProcessOptions, interpreter: Option<PathBuf>) {
     );
     assert!(cases.len() >= 25);
 
-    let backend = ProcessBackend::new(opts.clone());
     let spec = WorkerSpec {
         interpreter,
         ..WorkerSpec::for_tree(&tree)
@@ -237,12 +273,10 @@ fn suite(opts: &ProcessOptions, interpreter: Option<PathBuf>) {
         output_bytes: 64 << 10,
         disk_bytes: 16 << 20,
     };
-    let namespaces = backend.start(&spec, &limits).unwrap().isolation() == Isolation::Namespaces;
+    let strong = |i: Isolation| matches!(i, Isolation::Namespaces | Isolation::Docker);
+    let namespaces = strong(backend.start(&spec, &limits).unwrap().isolation());
     if !namespaces {
-        println!(
-            "SKIP namespace-dependent cases and assertions: {}",
-            backend.namespaces_unavailable().unwrap_or_default()
-        );
+        println!("SKIP namespace-dependent cases and assertions: {}", weak());
     }
     let cases: Vec<Case> = cases
         .into_iter()
@@ -282,15 +316,11 @@ fn suite(opts: &ProcessOptions, interpreter: Option<PathBuf>) {
         ));
     }
     let t0 = Instant::now();
-    let outcomes = run_batch(&backend, &spec, &requests, &limits).unwrap();
+    let outcomes = run_batch(backend, &spec, &requests, &limits).unwrap();
     let total = t0.elapsed();
     assert_eq!(outcomes.len(), requests.len());
     let isolation = outcomes[0].isolation;
-    assert_eq!(
-        namespaces,
-        isolation == Isolation::Namespaces,
-        "{isolation:?}"
-    );
+    assert_eq!(namespaces, strong(isolation), "{isolation:?}");
     println!("isolation: {}", isolation.as_str());
 
     let mut failures = Vec::new();

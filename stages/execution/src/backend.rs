@@ -1,6 +1,7 @@
 //! The backend interface: a [`Backend`] starts [`Worker`]s from a [`WorkerSpec`]; a worker
 //! answers [`Request`]s under [`Limits`]. The `process` backend ([`crate::ProcessBackend`])
-//! implements it today; a `docker` backend (bollard) fits beside it without changing callers.
+//! and the `docker` backend ([`crate::DockerBackend`]) implement it; callers get one from
+//! [`crate::BackendArgs::backend`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -142,6 +143,16 @@ pub enum ExecError {
         interpreter: PathBuf,
         detail: String,
     },
+    /// Options that cannot work (a bad value, a remote engine asked to mount this machine's
+    /// files).
+    #[error("{0}")]
+    Config(String),
+    /// A Docker engine that cannot serve at all (unreachable, no image): said before any work.
+    #[error("docker engine {host}: {detail}")]
+    DockerSetup { host: String, detail: String },
+    /// A container that did not start on one occasion.
+    #[error("docker engine {host}: {detail}")]
+    Docker { host: String, detail: String },
     #[error("{what} {path}: {source}")]
     Io {
         what: &'static str,
@@ -157,7 +168,10 @@ impl ExecError {
     pub fn is_configuration(&self) -> bool {
         matches!(
             self,
-            ExecError::IsolationUnavailable { .. } | ExecError::RootFallback { .. }
+            ExecError::IsolationUnavailable { .. }
+                | ExecError::RootFallback { .. }
+                | ExecError::Config(_)
+                | ExecError::DockerSetup { .. }
         )
     }
 }

@@ -5,7 +5,10 @@
 //! it: a fresh `python3` process per
 //! call with rlimits, which defines the function, calls it and prints the result.
 //! Prints a table of calls per second and the ratio, the worker's memory and the start-up
-//! cost of a batch (time from asking for a worker to its first answer).
+//! cost of a batch (time from asking for a worker to its first answer). Where a Docker engine
+//! with freshbench's image is reachable, the same calls go through the docker backend too (a
+//! container per worker), with its ratio to the process backend and the start-up cost of one
+//! container over several starts.
 
 use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
@@ -14,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use execute::{Backend as _, Limits, ProcessBackend, ProcessOptions, Request, Status, WorkerSpec};
+use execution::{Backend, Limits, ProcessBackend, ProcessOptions, Request, Status, WorkerSpec};
 
 /// Calls per second of the execution library against a fresh Python process per call.
 #[derive(Debug, Parser)]
@@ -29,6 +32,9 @@ struct Args {
     /// The Python interpreter (default: .tools/venv/bin/python, else python3).
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
+    /// Containers started one after another to measure the docker backend's start-up.
+    #[arg(long, default_value_t = 8)]
+    starts: usize,
 }
 
 const SMALL: &str = "def add(a, b):\n    return a + b\n";
@@ -97,7 +103,7 @@ struct Case {
 }
 
 fn ours(
-    backend: &ProcessBackend,
+    backend: &dyn Backend,
     spec: &WorkerSpec,
     case: &Case,
     mode: Mode,
@@ -174,7 +180,7 @@ fn main() -> anyhow::Result<()> {
     let python = args
         .python
         .clone()
-        .unwrap_or_else(execute::default_interpreter);
+        .unwrap_or_else(execution::default_interpreter);
     let backend = ProcessBackend::new(ProcessOptions::default());
     let spec = WorkerSpec {
         interpreter: Some(python.clone()),
@@ -207,6 +213,7 @@ fn main() -> anyhow::Result<()> {
         "case", "coverage", "ours calls/s", "fresh proc/s", "ratio", "startup ms", "RSS MiB"
     );
     let mut out = std::io::stdout().lock();
+    let mut process_rates = Vec::new();
     for case in &cases {
         let base = baseline(&python, case, args.baseline_calls)?;
         for mode in [Mode::Plain, Mode::Coverage, Mode::Fresh] {
@@ -216,6 +223,7 @@ fn main() -> anyhow::Result<()> {
                 args.calls
             };
             let (rate, startup, rss) = ours(&backend, &spec, case, mode, calls)?;
+            process_rates.push(rate);
             writeln!(
                 out,
                 "{:<24} {:>11} {:>14.0} {:>16.1} {:>7.1}x {:>11.0} {:>10}",
@@ -237,6 +245,91 @@ fn main() -> anyhow::Result<()> {
         "ours: one worker in namespaces; a function's calls share one process forked from it \
          (fresh: one fork per call). fresh proc: `python -c` per call with rlimits, no isolation. \
          startup: from asking for a worker to its first answer; RSS: the runner's."
+    )?;
+    docker(&args, &cases, &process_rates, &mut out)?;
+    Ok(())
+}
+
+/// The same calls through the docker backend, and the start-up cost of a container.
+fn docker(
+    args: &Args,
+    cases: &[Case],
+    process_rates: &[f64],
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<()> {
+    let backend = match execution::docker::try_local() {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            writeln!(
+                out,
+                "docker: SKIP, no engine reachable at {}",
+                execution::docker::LOCAL_SOCKET
+            )?;
+            return Ok(());
+        }
+        Err(e) => {
+            writeln!(out, "docker: SKIP, {e}")?;
+            return Ok(());
+        }
+    };
+    // The image's own Python (the tools' interpreter is replaced by it).
+    let spec = WorkerSpec::default();
+    let limits = Limits::default();
+    let mut starts = Vec::new();
+    for _ in 0..args.starts.max(1) {
+        let t0 = Instant::now();
+        let mut w = backend.start(&spec, &limits)?;
+        let o = w.call(&Request::call_source(SMALL, "add", "[1, 2]"), &limits)?;
+        anyhow::ensure!(o.status == Status::Ok, "docker: {o:?}");
+        starts.push(t0.elapsed());
+        drop(w);
+    }
+    starts.sort();
+    writeln!(
+        out,
+        "docker: {} containers started one after another: start to first answer median {:.0} ms, min {:.0} ms, max {:.0} ms (process backend: the startup column above)",
+        starts.len(),
+        starts[starts.len() / 2].as_secs_f64() * 1000.0,
+        starts[0].as_secs_f64() * 1000.0,
+        starts[starts.len() - 1].as_secs_f64() * 1000.0,
+    )?;
+    writeln!(
+        out,
+        "{:<24} {:>11} {:>16} {:>17} {:>10} {:>11}",
+        "case", "coverage", "docker calls/s", "process calls/s", "ratio", "startup ms"
+    )?;
+    let mut i = 0;
+    for case in cases {
+        for mode in [Mode::Plain, Mode::Coverage, Mode::Fresh] {
+            let calls = if mode == Mode::Fresh {
+                args.calls / 4
+            } else {
+                args.calls
+            };
+            let (rate, startup, _) = ours(&backend, &spec, case, mode, calls)?;
+            let process = process_rates.get(i).copied().unwrap_or(f64::NAN);
+            i += 1;
+            writeln!(
+                out,
+                "{:<24} {:>11} {:>16.0} {:>17.0} {:>9.2}x {:>11.0}",
+                case.name,
+                mode.label(),
+                rate,
+                process,
+                rate / process,
+                startup.as_secs_f64() * 1000.0,
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "docker: one container per worker (network none, read-only root, all capabilities dropped, user 10001), the same runner; ratio: docker calls/s over the process backend's."
+    )?;
+    let left = backend.own_containers()?;
+    writeln!(
+        out,
+        "docker: containers left after the bench: {}",
+        left.len()
     )?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use execute::{
+use execution::{
     run_batch, Backend as _, Limits, ProcessBackend, ProcessOptions, PytestRun, Request, Status,
     Value, WorkerSpec,
 };
@@ -15,7 +15,7 @@ fn backend() -> ProcessBackend {
 /// The fallback as root runs code under a sandbox uid, which must reach the interpreter:
 /// the system's python3 (the tools venv lives under /root, mode 0700).
 fn fallback_spec() -> WorkerSpec {
-    let root = execute::process::is_root();
+    let root = execution::process::is_root();
     WorkerSpec {
         interpreter: root.then(|| "/usr/bin/python3".into()),
         ..WorkerSpec::default()
@@ -142,7 +142,7 @@ fn the_fallback_without_namespaces_still_runs_and_says_so() {
     let reqs = vec![Request::call_source(MODULE, "add", "[2, 3]")];
     let out = run_batch(&b, &fallback_spec(), &reqs, &limits()).unwrap();
     assert!(out[0].passes(&Value::int(5)), "{:?}", out[0]);
-    assert_eq!(out[0].isolation, execute::Isolation::RlimitsOnly);
+    assert_eq!(out[0].isolation, execution::Isolation::RlimitsOnly);
     let refused = ProcessBackend::new(ProcessOptions {
         rlimits_only: true,
         require_isolation: true,
@@ -150,7 +150,7 @@ fn the_fallback_without_namespaces_still_runs_and_says_so() {
     });
     assert!(matches!(
         refused.start(&WorkerSpec::default(), &limits()),
-        Err(execute::ExecError::IsolationUnavailable { .. })
+        Err(execution::ExecError::IsolationUnavailable { .. })
     ));
 }
 
@@ -212,7 +212,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
     assert_eq!(calc.lines, vec![6]);
     let net = &o.tests[2];
     assert_eq!(net.node_id, "tests/test_net.py::test_local_server");
-    if o.isolation == execute::Isolation::Namespaces {
+    if o.isolation == execution::Isolation::Namespaces {
         assert_eq!(net.outcome, schemas::TestOutcome::Passed, "{net:?}");
     } else {
         println!("SKIP the loopback test's outcome: no network namespace");
@@ -256,7 +256,7 @@ fn a_dead_worker_is_charged_to_its_request_and_replaced() {
 
 #[test]
 fn as_root_the_fallback_refuses_an_interpreter_its_uid_cannot_reach() {
-    if !execute::process::is_root() {
+    if !execution::process::is_root() {
         println!("SKIP: only meaningful as root");
         return;
     }
@@ -277,7 +277,7 @@ fn as_root_the_fallback_refuses_an_interpreter_its_uid_cannot_reach() {
     };
     assert!(matches!(
         b.start(&spec, &limits()),
-        Err(execute::ExecError::RootFallback { .. })
+        Err(execution::ExecError::RootFallback { .. })
     ));
 }
 
@@ -327,8 +327,8 @@ fn file_and_module_targets_of_a_tree_with_coverage() {
     )
     .unwrap();
     let spec = WorkerSpec::for_tree(dir.path());
-    let by_module = Request::Call(execute::Call {
-        target: execute::Target::Module {
+    let by_module = Request::Call(execution::Call {
+        target: execution::Target::Module {
             name: "pkg.text".into(),
         },
         function: "shout".into(),
@@ -357,7 +357,7 @@ fn file_and_module_targets_of_a_tree_with_coverage() {
 /// Subprocesses the tests start import from the work folder, not the original tree.
 #[test]
 fn pristine_pytest_requests_undo_what_earlier_ones_did() {
-    use execute::protocol::Overlay;
+    use execution::protocol::Overlay;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("tests/data")).unwrap();
@@ -414,7 +414,7 @@ fn pristine_pytest_requests_undo_what_earlier_ones_did() {
     limits.wall = Duration::from_mins(1);
     limits.cpu_seconds = 60;
     let out = run_batch(&backend(), &spec, &reqs, &limits).unwrap();
-    let outcomes = |o: &execute::protocol::Outcome| {
+    let outcomes = |o: &execution::protocol::Outcome| {
         o.tests
             .iter()
             .map(|t| t.outcome.as_str().to_string())

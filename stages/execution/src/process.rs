@@ -1,4 +1,4 @@
-//! The `process` backend: a persistent Python runner ([`RUNNER`]) started in the sandbox
+//! The `process` backend: a persistent Python runner ([`RUNNER_FILES`]) started in the sandbox
 //! of [`crate::sandbox`], spoken to over its stdin and stdout, one JSON object per line.
 #![allow(unsafe_code)]
 
@@ -20,11 +20,28 @@ use crate::protocol::Isolation;
 use crate::sandbox::{self, Layout, Plan};
 use crate::worker::ProcessWorker;
 
-/// The runner script, written into each worker's private folder.
-pub const RUNNER: &str = include_str!("../python/runner.py");
+/// The runner's files (name, text), written into one folder of each worker (bound read-only
+/// into its sandbox, or laid into the docker backend's runner image): `runner.py` is started,
+/// the others are the modules it imports from beside itself, under private names (see the
+/// top of `runner.py`; `slicer.py`: the dynamic slicer that requests with a `trace` use). The
+/// one list of what the runner is made of.
+pub const RUNNER_FILES: &[(&str, &str)] = &[
+    ("runner.py", include_str!("../python/runner.py")),
+    ("protocol.py", include_str!("../python/protocol.py")),
+    ("guard.py", include_str!("../python/guard.py")),
+    ("supervision.py", include_str!("../python/supervision.py")),
+    ("child.py", include_str!("../python/child.py")),
+    ("values.py", include_str!("../python/values.py")),
+    ("slicer.py", include_str!("../python/slicer.py")),
+];
 
-/// The dynamic slicer the runner loads from beside itself (requests with a `trace`).
-pub const SLICER: &str = include_str!("../python/slicer.py");
+/// Writes [`RUNNER_FILES`] into `dir` (which exists).
+pub fn write_runner(dir: &Path) -> std::io::Result<()> {
+    for (name, text) in RUNNER_FILES {
+        std::fs::write(dir.join(name), text)?;
+    }
+    Ok(())
+}
 
 /// How long a worker may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(90);
@@ -43,11 +60,52 @@ pub struct ProcessOptions {
     pub temp_root: Option<PathBuf>,
 }
 
+/// The folders of each interpreter's installation (its prefixes: a venv and the Python it
+/// was made from), probed once per interpreter: what a sandbox must expose for it to run.
+#[derive(Default)]
+pub(crate) struct PythonDirs(Mutex<HashMap<PathBuf, Vec<PathBuf>>>);
+
+impl PythonDirs {
+    pub(crate) fn get(&self, interpreter: &Path) -> Result<Vec<PathBuf>, ExecError> {
+        if let Some(d) = self.0.lock().ok().and_then(|m| m.get(interpreter).cloned()) {
+            return Ok(d);
+        }
+        let out = Command::new(interpreter)
+            .args([
+                "-I",
+                "-c",
+                "import sys,os;print('\\n'.join({sys.prefix,sys.base_prefix,sys.exec_prefix,sys.base_exec_prefix,os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}))",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| ExecError::Spawn {
+                interpreter: interpreter.to_path_buf(),
+                source,
+            })?;
+        if !out.status.success() {
+            return Err(ExecError::Handshake {
+                interpreter: interpreter.to_path_buf(),
+                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        let mut dirs: Vec<PathBuf> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(PathBuf::from)
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(interpreter.to_path_buf(), dirs.clone());
+        }
+        Ok(dirs)
+    }
+}
+
 /// The `process` backend (see [`crate::sandbox`] for the isolation it gives).
 pub struct ProcessBackend {
     opts: ProcessOptions,
-    /// Folders of each interpreter's installation (prefixes), probed once.
-    python_dirs: Mutex<HashMap<PathBuf, Vec<PathBuf>>>,
+    python_dirs: PythonDirs,
     /// Why namespaces failed, once they did: later workers do not try again.
     no_namespaces: Mutex<Option<String>>,
 }
@@ -82,7 +140,7 @@ impl ProcessBackend {
     pub fn new(opts: ProcessOptions) -> ProcessBackend {
         ProcessBackend {
             opts,
-            python_dirs: Mutex::new(HashMap::new()),
+            python_dirs: PythonDirs::default(),
             no_namespaces: Mutex::new(None),
         }
     }
@@ -93,46 +151,6 @@ impl ProcessBackend {
             return Some("rlimits-only was asked for".into());
         }
         self.no_namespaces.lock().ok().and_then(|g| g.clone())
-    }
-
-    fn python_dirs(&self, interpreter: &Path) -> Result<Vec<PathBuf>, ExecError> {
-        if let Some(d) = self
-            .python_dirs
-            .lock()
-            .ok()
-            .and_then(|m| m.get(interpreter).cloned())
-        {
-            return Ok(d);
-        }
-        let out = Command::new(interpreter)
-            .args([
-                "-I",
-                "-c",
-                "import sys,os;print('\\n'.join({sys.prefix,sys.base_prefix,sys.exec_prefix,sys.base_exec_prefix,os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}))",
-            ])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|source| ExecError::Spawn {
-                interpreter: interpreter.to_path_buf(),
-                source,
-            })?;
-        if !out.status.success() {
-            return Err(ExecError::Handshake {
-                interpreter: interpreter.to_path_buf(),
-                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
-            });
-        }
-        let mut dirs: Vec<PathBuf> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| !l.is_empty())
-            .map(PathBuf::from)
-            .collect();
-        dirs.sort();
-        dirs.dedup();
-        if let Ok(mut m) = self.python_dirs.lock() {
-            m.insert(interpreter.to_path_buf(), dirs.clone());
-        }
-        Ok(dirs)
     }
 }
 
@@ -192,7 +210,7 @@ impl Backend for ProcessBackend {
     fn start(&self, spec: &WorkerSpec, limits: &Limits) -> Result<Box<dyn Worker>, ExecError> {
         let interpreter = spec.interpreter.clone().unwrap_or_else(default_interpreter);
         let interpreter = crate::backend::resolve_dir(&interpreter);
-        let python_dirs = self.python_dirs(&interpreter)?;
+        let python_dirs = self.python_dirs.get(&interpreter)?;
         let reason = self.namespaces_unavailable();
         if reason.is_none() {
             match start_worker(self, &interpreter, &python_dirs, spec, limits, true) {
@@ -256,13 +274,14 @@ fn start_worker(
     let work = basep.join("work");
     let new_root = basep.join("root");
     let host_tmp = basep.join("tmp");
-    let runner = basep.join("runner.py");
-    for d in [&work, &new_root, &host_tmp] {
+    let runner_dir = basep.join("runner");
+    for d in [&work, &new_root, &host_tmp, &runner_dir] {
         std::fs::create_dir(d).map_err(io_err("cannot create", d))?;
     }
-    std::fs::write(&runner, RUNNER).map_err(io_err("cannot write", &runner))?;
-    let slicer = basep.join("slicer.py");
-    std::fs::write(&slicer, SLICER).map_err(io_err("cannot write", &slicer))?;
+    write_runner(&runner_dir).map_err(io_err("cannot write the runner into", &runner_dir))?;
+    std::fs::set_permissions(&runner_dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(io_err("cannot set permissions of", &runner_dir))?;
+    let runner = runner_dir.join("runner.py");
     std::fs::set_permissions(&basep, std::fs::Permissions::from_mode(0o755))
         .map_err(io_err("cannot set permissions of", &basep))?;
     let log = basep.join("runner.log");
@@ -322,11 +341,9 @@ fn start_worker(
     .map(PathBuf::from)
     .collect();
     read_roots.extend(readonly.iter().cloned());
-    read_roots.push(runner.clone());
-    read_roots.push(slicer.clone());
+    read_roots.push(runner_dir.clone());
     let mut ro_binds = readonly.clone();
-    ro_binds.push(runner.clone());
-    ro_binds.push(slicer.clone());
+    ro_binds.push(runner_dir.clone());
 
     let mut step_fds = [0i32; 2];
     // SAFETY: a plain pipe2 call on a local array.
