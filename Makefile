@@ -38,7 +38,7 @@ STAGES  := crawl resolve classify execute synthesize-tests mask slice solve scor
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant memorized
 
-.PHONY: help setup setup-tools setup-image setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-tools setup-image test-image setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -96,9 +96,14 @@ quarterly: setup build
 ## tools' setup, then the Rust tests and each fixture project's own suite.
 test:
 	@$(MAKE) --no-print-directory -j4 test-prepare
+	@$(MAKE) --no-print-directory test-image
 	@$(MAKE) --no-print-directory test-rust test-fixtures test-python
 
-test-prepare: test-build setup setup-browser setup-datasets
+test-prepare: test-build setup-tools setup-browser setup-datasets
+
+## The docker backend's image, by the execute binary test-build made (no second build).
+test-image:
+	@NO_BUILD=1 bash scripts/setup-image.sh
 
 ## Headless Chromium (Debian's package) for the report's browser test; skipped with a reason where impossible.
 setup-browser:

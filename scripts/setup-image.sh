@@ -19,7 +19,11 @@ if ! command -v mmdebstrap >/dev/null 2>&1; then
     exit 2
   fi
 fi
-cargo=${CARGO:-cargo}
-wrapper=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver || true)
-RUSTC_WORKSPACE_WRAPPER=$wrapper "$cargo" build -q -p execute --bin execute
+# NO_BUILD=1 (make test): the execute binary the test build made; else build it here, with
+# the same compiler wrapper as make's builds so that their artifacts are shared.
+if [ "${NO_BUILD:-}" != 1 ]; then
+  cargo=${CARGO:-cargo}
+  wrapper=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver || true)
+  RUSTC_WORKSPACE_WRAPPER=$wrapper "$cargo" build -q -p execute --bin execute
+fi
 target/debug/execute --build-image -q

@@ -802,3 +802,98 @@ fn copy_runs(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The docker backend gives the process backend's verdicts: the validations of the
+/// fixtures' function tasks, and the executions of the mutant solver's answers (the same
+/// answers, judged once by each). Skipped, saying why, where no Docker engine answers.
+#[test]
+fn the_docker_backend_gives_the_process_backends_verdicts() {
+    let sock =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    if let Some(path) = sock.strip_prefix("unix://") {
+        if !Path::new(path).exists() {
+            println!("SKIP: no Docker engine at {sock}");
+            return;
+        }
+    }
+    let src = dataset();
+    let process = copy_of(src);
+    let docker = copy_of(src);
+    let key = |v: &Validation| (v.task_id.clone(), v.status, v.valid, v.cases, v.stable);
+    run_ok(
+        "execute",
+        &[
+            "-q",
+            "--data",
+            d(docker.path()),
+            "--validate",
+            "--no-envs",
+            "--jobs",
+            "2",
+            "--force",
+            "--backend",
+            "docker",
+        ],
+    );
+    let mut a: Vec<_> = schemas::read_table::<Validation>(process.path())
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    let dv: Vec<Validation> = schemas::read_table(docker.path()).unwrap();
+    assert!(dv.iter().all(|v| v.isolation == "docker".parse().unwrap()));
+    let mut b: Vec<_> = dv.iter().map(key).collect();
+    a.sort_by(|x, y| x.0.cmp(&y.0));
+    b.sort_by(|x, y| x.0.cmp(&y.0));
+    assert_eq!(a, b, "validations differ between the backends");
+    run_ok(
+        "solve",
+        &[
+            "-q",
+            "--data",
+            d(process.path()),
+            "--run",
+            "mutant",
+            "--model",
+            "mutant",
+        ],
+    );
+    copy_runs(process.path(), docker.path());
+    for (dir, backend) in [(process.path(), "process"), (docker.path(), "docker")] {
+        run_ok(
+            "execute",
+            &[
+                "-q",
+                "--data",
+                d(dir),
+                "--run",
+                "mutant",
+                "--no-envs",
+                "--jobs",
+                "2",
+                "--force",
+                "--backend",
+                backend,
+            ],
+        );
+    }
+    let verdicts = |dir: &Path| {
+        let mut v: Vec<_> = executions(dir, "mutant")
+            .into_iter()
+            .map(|e| (e.task_id, e.sample, e.status, e.cases_passed, e.fingerprint))
+            .collect();
+        v.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
+        v
+    };
+    let (pa, pb) = (verdicts(process.path()), verdicts(docker.path()));
+    assert!(!pa.is_empty());
+    assert_eq!(
+        pa, pb,
+        "the mutant run's verdicts differ between the backends"
+    );
+    println!(
+        "equal verdicts: {} validations, {} executions",
+        a.len(),
+        pa.len()
+    );
+}

@@ -308,7 +308,7 @@ pub fn validate(common: &CommonArgs, opts: &EvalOptions) -> anyhow::Result<Stage
     // build) and it is not the harness's failure.
     let mut done: BTreeMap<String, Validation> = old
         .into_iter()
-        .filter(|v| v.status != ValidationStatus::Infra)
+        .filter(|v| v.status != ValidationStatus::Infra && opts.backend.made(v.isolation))
         .filter(|v| hashes.get(v.task_id.as_str()) == Some(&v.input_hash))
         .map(|v| (v.task_id.clone(), v))
         .collect();
@@ -700,7 +700,10 @@ pub fn run_candidates(
             let k = execution_key(&e);
             // Kept only when made from exactly this answer, task and judge, and not the
             // harness's failure.
-            if !e.status.is_infra() && hashes.get(&k) == Some(&e.input_hash) {
+            if !e.status.is_infra()
+                && opts.backend.made(e.isolation)
+                && hashes.get(&k) == Some(&e.input_hash)
+            {
                 done.insert(k, e);
             }
         }

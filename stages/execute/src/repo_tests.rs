@@ -172,10 +172,11 @@ pub fn input_hash(repo: &Repo, files: &[&File], opts: &RepoTestsOptions) -> Stri
     }
     let reqs = repo_requirements(repo, files).join("\n");
     let options = format!(
-        "timeout={:?} memory={} python={}",
+        "timeout={:?} memory={} python={} backend={}",
         opts.timeout,
         opts.memory_bytes,
-        opts.env.python.display()
+        opts.env.python.display(),
+        opts.backend.backend.as_str()
     );
     schemas::id::content_id(&[
         b"repo_tests/1",

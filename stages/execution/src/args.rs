@@ -99,6 +99,16 @@ impl BackendArgs {
         }
     }
 
+    /// Whether a row of `isolation` could have been made by this backend: rows made by the
+    /// other one are made again on a rerun, so a table says which backend judged it.
+    pub fn made(&self, isolation: crate::Isolation) -> bool {
+        use crate::Isolation as I;
+        match self.backend {
+            BackendKind::Process => !matches!(isolation, I::Docker),
+            BackendKind::Docker => matches!(isolation, I::Docker | I::None),
+        }
+    }
+
     /// The docker backend's options.
     pub fn docker_options(&self) -> DockerOptions {
         DockerOptions {

@@ -646,6 +646,31 @@ fn ulimit(name: &str, value: u64) -> ResourcesUlimits {
 
 type Input = std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>;
 
+/// Turns the engine's output frames into the runner's lines: a line may span frames and a
+/// frame may hold several lines (or end inside one, even inside a UTF-8 character).
+#[derive(Debug, Default)]
+pub struct LineBuffer {
+    buf: Vec<u8>,
+}
+
+impl LineBuffer {
+    /// The lines `frame` completes, each with its `\n`.
+    pub fn push(&mut self, frame: &[u8]) -> Vec<String> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(frame);
+        let mut out = Vec::new();
+        let mut from = 0;
+        for (i, b) in self.buf.iter().enumerate().skip(start) {
+            if *b == b'\n' {
+                out.push(String::from_utf8_lossy(&self.buf[from..=i]).into_owned());
+                from = i + 1;
+            }
+        }
+        self.buf.drain(..from);
+        out
+    }
+}
+
 /// Creates, attaches and starts a container; a task then turns its output frames into
 /// lines (stdout) and a log tail (stderr).
 async fn start_container(
@@ -697,14 +722,11 @@ async fn start_container(
     let mut output = attached.output;
     tokio::spawn(async move {
         // Frames are not lines: a line may span frames, a frame may hold several lines.
-        let mut buf: Vec<u8> = Vec::new();
+        let mut lines = LineBuffer::default();
         while let Some(frame) = output.next().await {
             match frame {
                 Ok(bollard::container::LogOutput::StdOut { message }) => {
-                    buf.extend_from_slice(&message);
-                    while let Some(n) = buf.iter().position(|b| *b == b'\n') {
-                        let line: Vec<u8> = buf.drain(..=n).collect();
-                        let text = String::from_utf8_lossy(&line).into_owned();
+                    for text in lines.push(&message) {
                         if tx.send(Ok(text)).is_err() {
                             return;
                         }
@@ -889,4 +911,45 @@ pub fn describe(backend: &DockerBackend, out: &mut dyn std::io::Write) -> std::i
         o.cpus
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineBuffer;
+    use proptest::prelude::*;
+
+    #[test]
+    fn frames_that_split_and_join_lines() {
+        let mut b = LineBuffer::default();
+        assert!(b.push(b"{\"a\": 1").is_empty());
+        assert_eq!(b.push(b"}\n{\"b\"").as_slice(), ["{\"a\": 1}\n"]);
+        assert_eq!(b.push(b": 2}\n{}\n").as_slice(), ["{\"b\": 2}\n", "{}\n"]);
+        // A character cut between two frames comes out whole.
+        let e = "\u{e9}\n".as_bytes();
+        assert!(b.push(&e[..1]).is_empty());
+        assert_eq!(b.push(&e[1..]).as_slice(), ["\u{e9}\n"]);
+    }
+
+    proptest! {
+        /// However the stream is cut into frames, the same lines come out.
+        #[test]
+        fn any_framing_gives_the_same_lines(
+            lines in prop::collection::vec("[a-z\u{e9}\u{4e2d} {}:\"]{0,20}", 0..8),
+            cuts in prop::collection::vec(0usize..200, 0..10),
+        ) {
+            let want: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
+            let stream = want.concat();
+            let bytes = stream.as_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+            cuts.push(0);
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            let mut b = LineBuffer::default();
+            let mut got = Vec::new();
+            for w in cuts.windows(2) {
+                got.extend(b.push(&bytes[w[0]..w[1]]));
+            }
+            prop_assert_eq!(got, want);
+        }
+    }
 }

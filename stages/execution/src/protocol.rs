@@ -1,6 +1,6 @@
 //! What a caller asks a worker ([`Request`]) and what it gets back ([`Outcome`]): the
 //! contract every backend honours. The wire format (one JSON object per line) is the
-//! worker's business (see `python/runner.py`); these types are what callers see.
+//! worker's business (see `python/protocol.py`); these types are what callers see.
 
 use std::time::Duration;
 
@@ -56,7 +56,7 @@ pub struct Call {
     /// Nothing else: no other name, attribute or call, no operator but the signs and
     /// complex literals, no `lambda`, no comprehension. Text outside this grammar (or
     /// `args` not a list or tuple) makes the outcome [`Status::HarnessError`] ("bad
-    /// arguments"). The lists are `ARG_BUILTINS` and `ARG_OPERATORS` of `python/runner.py`.
+    /// arguments"). The lists are `ARG_BUILTINS` and `ARG_OPERATORS` of `python/values.py`.
     pub args: String,
     /// A Python literal dict of keyword arguments, e.g. `{"sep": ","}` (the grammar of
     /// [`Call::args`]).

@@ -41,14 +41,14 @@
 //! every process of that uid. Dropping a worker closes its stdin (the runner then ends and
 //! reaps its processes), then kills its process group and every process of its uid.
 //!
-//! In both modes the runner's audit hook (see `python/runner.py`) adds a second line: it
+//! In both modes the runner's audit hook (see `python/guard.py`) adds a second line: it
 //! refuses and reports writes outside the work folder and scratch (read-only binds and
 //! the folders holding them included), reads outside the exposed files (and of
 //! `/etc/shadow`), network connections, signals to the runner or to every process,
 //! replacing code objects and heap walks; a call that leaves a process or thread behind is
 //! reported and its process ended. The hook and the harness live in the same process as
 //! the code: code that deliberately walks stack frames into the harness or uses ctypes can
-//! forge the value it reports (see `python/runner.py`); the sandbox still holds. Without
+//! forge the value it reports (see `python/guard.py`); the sandbox still holds. Without
 //! namespaces, as root, the fallback refuses to
 //! start (rather than run code as root) when the sandbox uid cannot reach the interpreter.
 //!

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 /// The most items the worker draws from a returned iterator (`ITER_ITEMS` of
-/// `python/runner.py`).
+/// `python/values.py`).
 pub const ITER_ITEMS: usize = 1000;
 
 /// A Python value, tagged by its exact type (JSON: `{"t": "int", "v": "12"}`).

@@ -149,7 +149,7 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
     let mut done: BTreeMap<String, Slice> = old
         .into_iter()
         .filter(|s| match hashes.get(s.task_id.as_str()) {
-            Some(h) => *h == s.input_hash,
+            Some(h) => *h == s.input_hash && args.backend.made(s.isolation),
             None => narrowed && valid.contains_key(s.task_id.as_str()),
         })
         .map(|s| (s.task_id.clone(), s))
