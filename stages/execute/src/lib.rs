@@ -266,6 +266,18 @@ fn build_image(args: &Args) -> anyhow::Result<StageOutcome> {
     Ok(StageOutcome::Success)
 }
 
+/// What a container looks like from inside: effective capabilities, `no_new_privs`, whether
+/// a shell can write to the root file system or reach the network.
+const PROBE: &str = r#"import subprocess
+def probe():
+    status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+    sh = lambda c: subprocess.run(["sh", "-c", c], capture_output=True).returncode
+    return ("capabilities %s, no_new_privs %s, root %s, network %s" % (
+        status.get("CapEff", "?").strip(), status.get("NoNewPrivs", "?").strip(),
+        "read-only" if sh(": > /usr/.fb-probe") else "WRITABLE",
+        "unreachable" if sh("python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 3)'") else "REACHABLE"))
+"#;
+
 /// `--check-sandbox`: start one worker and print the isolation it got.
 fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
     let spec = WorkerSpec {
@@ -278,9 +290,19 @@ fn check_sandbox(args: &Args) -> anyhow::Result<StageOutcome> {
     if args.backend.backend == execution::BackendKind::Docker {
         let backend = execution::DockerBackend::new(&args.backend.docker_options())?;
         let worker = backend.start(&spec, &Limits::default())?;
+        let mut worker = worker;
         writeln!(out, "backend: docker")?;
         writeln!(out, "isolation: {}", worker.isolation().as_str())?;
         execution::docker::describe(&backend, &mut out)?;
+        // Seen from inside, by a process the audit hook does not watch (a shell).
+        let probe = execution::Request::call_source(PROBE, "probe", "[]");
+        match worker.call(&probe, &Limits::default()) {
+            Ok(o) if o.status == execution::Status::Ok => {
+                writeln!(out, "seen inside: {}", o.repr.unwrap_or_default())?;
+            }
+            Ok(o) => writeln!(out, "seen inside: the probe failed ({})", o.status.as_str())?,
+            Err(e) => writeln!(out, "seen inside: the probe failed ({e})")?,
+        }
         return describe_worker(&mut out, worker.as_ref());
     }
     let backend = execution::ProcessBackend::new(execution::ProcessOptions {
