@@ -189,7 +189,7 @@ pub enum Failure {
 }
 
 /// What a started worker reports about itself.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 pub struct WorkerInfo {
     /// pid of the runner as it sees itself (1 inside a pid namespace).
     pub pid: i64,
@@ -204,6 +204,14 @@ pub struct WorkerInfo {
     pub interfaces: Vec<String>,
     /// The work folder, as the worker sees it.
     pub work: String,
+}
+
+impl WorkerInfo {
+    /// What is shown for a worker that has not said hello.
+    pub fn unknown() -> &'static WorkerInfo {
+        static NONE: std::sync::OnceLock<WorkerInfo> = std::sync::OnceLock::new();
+        NONE.get_or_init(WorkerInfo::default)
+    }
 }
 
 /// Starts workers.

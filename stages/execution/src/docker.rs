@@ -49,7 +49,7 @@ use crate::backend::{
 };
 use crate::process::{PythonDirs, RUNNER_FILES};
 use crate::protocol::{Isolation, Outcome, Request};
-use crate::worker::{decode_answer, encode_request, GRACE};
+use crate::worker::{decode_answer, encode_request, said, GRACE};
 
 /// The local engine's socket.
 pub const LOCAL_SOCKET: &str = "unix:///var/run/docker.sock";
@@ -771,20 +771,7 @@ pub struct DockerWorker {
 
 impl DockerWorker {
     fn log_tail(&self) -> String {
-        let l = self.log.lock().map(|l| l.clone()).unwrap_or_default();
-        let tail: String = l
-            .chars()
-            .rev()
-            .take(2000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        if tail.is_empty() {
-            "no output from the runner".into()
-        } else {
-            format!("runner said: {tail}")
-        }
+        said(&self.log.lock().map(|l| l.clone()).unwrap_or_default())
     }
 
     /// Ends the container (and everything in it) and removes it.
@@ -820,19 +807,7 @@ impl Worker for DockerWorker {
     }
 
     fn info(&self) -> &WorkerInfo {
-        static NONE: std::sync::OnceLock<WorkerInfo> = std::sync::OnceLock::new();
-        self.info.as_ref().unwrap_or_else(|| {
-            NONE.get_or_init(|| WorkerInfo {
-                pid: 0,
-                uid: 0,
-                gid: 0,
-                python: String::new(),
-                executable: String::new(),
-                coverage: None,
-                interfaces: Vec::new(),
-                work: String::new(),
-            })
-        })
+        self.info.as_ref().unwrap_or_else(|| WorkerInfo::unknown())
     }
 
     fn call(&mut self, req: &Request, limits: &Limits) -> Result<Outcome, Failure> {

@@ -15,6 +15,23 @@ use crate::protocol::{Isolation, Outcome, Request};
 /// before the whole worker is killed (in every backend).
 pub(crate) const GRACE: Duration = Duration::from_secs(3);
 
+/// What the end of a runner's log says, for an error message (every backend's).
+pub(crate) fn said(log: &str) -> String {
+    let tail: String = log
+        .chars()
+        .rev()
+        .take(2000)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    if tail.is_empty() {
+        "no output from the runner".into()
+    } else {
+        format!("runner said: {tail}")
+    }
+}
+
 /// A request as the runner reads it: one JSON line with the request's `id` and limits.
 pub(crate) fn encode_request(req: &Request, limits: &Limits, id: u64) -> Result<String, Failure> {
     let mut msg = serde_json::to_value(req).map_err(|e| Failure::Protocol(e.to_string()))?;
@@ -74,19 +91,7 @@ impl ProcessWorker {
         if let Ok(mut f) = std::fs::File::open(&self.log) {
             let _ = f.read_to_string(&mut s);
         }
-        let tail: String = s
-            .chars()
-            .rev()
-            .take(2000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        if tail.is_empty() {
-            "no output from the runner".into()
-        } else {
-            format!("runner said: {tail}")
-        }
+        said(&s)
     }
 
     /// The pid (in our namespace) of the Python runner.
@@ -171,19 +176,7 @@ impl Worker for ProcessWorker {
     }
 
     fn info(&self) -> &WorkerInfo {
-        static NONE: std::sync::OnceLock<WorkerInfo> = std::sync::OnceLock::new();
-        self.info.as_ref().unwrap_or_else(|| {
-            NONE.get_or_init(|| WorkerInfo {
-                pid: 0,
-                uid: 0,
-                gid: 0,
-                python: String::new(),
-                executable: String::new(),
-                coverage: None,
-                interfaces: Vec::new(),
-                work: String::new(),
-            })
-        })
+        self.info.as_ref().unwrap_or_else(|| WorkerInfo::unknown())
     }
 
     fn call(&mut self, req: &Request, limits: &Limits) -> Result<Outcome, Failure> {
