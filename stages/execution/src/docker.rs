@@ -12,10 +12,11 @@
 //!   core files, file size and open files (the runner lowers address space and CPU per
 //!   request, as in the process backend);
 //! - the repository tree, and a repository environment (a venv and the Python it was made
-//!   from), bound read-only at their host paths (so a venv's absolute paths hold); the
-//!   tools' interpreter is replaced by the image's own Python. Binds need the engine to be on
-//!   this machine: a remote engine (`tcp://`) takes workers without files of this machine
-//!   (function tasks, answers), and refuses the others with a clear error;
+//!   from), read-only at their host paths (so a venv's absolute paths hold): bound from the
+//!   host by an engine on this machine; copied once into a volume of a remote engine
+//!   (`tcp://`), named by a hash of the folder's path and identity and filled by one upload
+//!   whose last entry marks it complete, then mounted like a bind. The tools' interpreter is
+//!   replaced by the image's own Python;
 //! - the runner is pid 1 of the container: ending a request's process kills everything else
 //!   in the container (`--kill-all`), and ending the worker removes the container.
 //!
@@ -106,6 +107,8 @@ struct Engine {
     version: String,
     /// The base image with the runner laid in.
     runner_image: String,
+    /// Volumes known to hold a folder of this machine (remote engines).
+    volumes: Mutex<std::collections::HashSet<String>>,
 }
 
 /// The `docker` backend.
@@ -278,6 +281,142 @@ impl DockerBackend {
     }
 }
 
+/// The marker a filled volume ends with.
+const FILLED: &str = ".freshbench-filled";
+/// The label of the volumes that hold a folder of this machine (its value: the path).
+pub const LABEL_FILES: &str = "freshbench.files";
+
+impl DockerBackend {
+    /// The volume of a remote engine that holds `dir` of this machine, filled on first use.
+    fn volume_of(&self, engine: &Engine, dir: &Path) -> Result<String, ExecError> {
+        use std::os::unix::fs::MetadataExt as _;
+        let meta = std::fs::metadata(dir).map_err(|source| ExecError::Io {
+            what: "cannot read",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut h = Sha256::new();
+        h.update(dir.as_os_str().as_encoded_bytes());
+        h.update(
+            format!(
+                "\0{}:{}:{}:{}",
+                meta.dev(),
+                meta.ino(),
+                meta.mtime(),
+                meta.mtime_nsec()
+            )
+            .as_bytes(),
+        );
+        let name = format!("freshbench-files-{}", hex::encode(&h.finalize()[..8]));
+        if engine.volumes.lock().is_ok_and(|v| v.contains(&name)) {
+            return Ok(name);
+        }
+        let t0 = Instant::now();
+        let uploaded = self.rt.block_on(fill_volume(engine, &name, dir))?;
+        if uploaded > 0 {
+            tracing::info!(
+                host = engine.host,
+                dir = %dir.display(),
+                mib = uploaded >> 20,
+                ms = t0.elapsed().as_millis(),
+                "copied a folder into a volume of a remote engine"
+            );
+        }
+        if let Ok(mut v) = engine.volumes.lock() {
+            v.insert(name.clone());
+        }
+        Ok(name)
+    }
+}
+
+/// Makes volume `name` hold `dir` unless it already does (its marker is there); the bytes
+/// uploaded (0: already filled).
+async fn fill_volume(engine: &Engine, name: &str, dir: &Path) -> Result<u64, ExecError> {
+    let docker = &engine.docker;
+    let err = |e: bollard::errors::Error| ExecError::Docker {
+        host: engine.host.clone(),
+        detail: format!("volume for {}: {e}", dir.display()),
+    };
+    docker
+        .create_volume(bollard::models::VolumeCreateOptions {
+            name: Some(name.into()),
+            labels: Some(HashMap::from([(
+                LABEL_FILES.to_string(),
+                dir.display().to_string(),
+            )])),
+            ..bollard::models::VolumeCreateOptions::default()
+        })
+        .await
+        .map_err(err)?;
+    let helper = docker
+        .create_container(
+            None::<CreateContainerOptions>,
+            ContainerCreateBody {
+                image: Some(engine.runner_image.clone()),
+                cmd: Some(vec!["true".into()]),
+                network_disabled: Some(true),
+                host_config: Some(HostConfig {
+                    binds: Some(vec![format!("{name}:/fill")]),
+                    ..HostConfig::default()
+                }),
+                ..ContainerCreateBody::default()
+            },
+        )
+        .await
+        .map_err(err)?;
+    let result = async {
+        let mut marker = docker.download_from_container(
+            &helper.id,
+            Some(bollard::query_parameters::DownloadFromContainerOptions {
+                path: format!("/fill/{FILLED}"),
+            }),
+        );
+        let mut filled = true;
+        while let Some(chunk) = marker.next().await {
+            if chunk.is_err() {
+                filled = false;
+                break;
+            }
+        }
+        if filled {
+            return Ok(0);
+        }
+        let tar = tar_of_dir(dir).map_err(|e| ExecError::Io {
+            what: "cannot pack for a remote engine",
+            path: dir.to_path_buf(),
+            source: e,
+        })?;
+        let n = tar.len() as u64;
+        docker
+            .upload_to_container(
+                &helper.id,
+                Some(UploadToContainerOptions {
+                    path: "/fill".into(),
+                    ..UploadToContainerOptions::default()
+                }),
+                bollard::body_full(tar.into()),
+            )
+            .await
+            .map_err(err)?;
+        Ok(n)
+    }
+    .await;
+    remove(docker, &helper.id).await;
+    result
+}
+
+/// A tar of the folder's contents (symlinks kept as links), its marker last.
+fn tar_of_dir(dir: &Path) -> std::io::Result<Vec<u8>> {
+    let mut b = tar::Builder::new(Vec::new());
+    b.follow_symlinks(false);
+    b.append_dir_all(".", dir)?;
+    let mut h = tar::Header::new_gnu();
+    h.set_mode(0o644);
+    h.set_size(0);
+    b.append_data(&mut h, FILLED, std::io::empty())?;
+    b.into_inner()
+}
+
 /// Containers labelled as workers (of `owner` only, if given): id and owner.
 async fn list_labelled(
     docker: &Docker,
@@ -373,6 +512,7 @@ async fn prepare(host: &str, docker: Docker, image: &str) -> Result<Engine, Exec
         local,
         version: version.version.unwrap_or_default(),
         runner_image,
+        volumes: Mutex::new(std::collections::HashSet::new()),
     })
 }
 
@@ -458,12 +598,13 @@ impl Backend for DockerBackend {
         }
         binds.sort();
         binds.dedup();
-        if !engine.local && !binds.is_empty() {
-            return Err(ExecError::Config(format!(
-                "the docker engine {} is not on this machine: it cannot see {} (a repository tree or environment); run repository work on a local engine",
-                engine.host,
-                binds[0].display()
-            )));
+        let mut mounts = Vec::with_capacity(binds.len());
+        for b in &binds {
+            mounts.push(if engine.local {
+                format!("{0}:{0}:ro", b.display())
+            } else {
+                format!("{}:{}:ro", self.volume_of(engine, b)?, b.display())
+            });
         }
         let mut cmd: Vec<String> = vec![
             interpreter.clone(),
@@ -531,12 +672,7 @@ impl Backend for DockerBackend {
         );
         let tmpfs_opts = format!("rw,nosuid,nodev,size={},mode=1777", limits.disk_bytes);
         let host_config = HostConfig {
-            binds: Some(
-                binds
-                    .iter()
-                    .map(|b| format!("{0}:{0}:ro", b.display()))
-                    .collect(),
-            ),
+            binds: Some(mounts),
             tmpfs: Some(HashMap::from([
                 (WORK.to_string(), work_opts),
                 (SCRATCH.to_string(), tmpfs_opts),

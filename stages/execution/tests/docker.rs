@@ -1,6 +1,6 @@
 //! The docker backend against a real engine: workers answer, containers go in every case
 //! (dropped worker, dead runner, a dead owner's leftovers), several engines share the work and
-//! an engine that is not on this machine refuses work that needs this machine's files. Each
+//! an engine that is not on this machine gets this machine's files through volumes. Each
 //! test skips, saying why, where no engine answers.
 
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use bollard::models::ContainerCreateBody;
 use bollard::query_parameters::{CreateContainerOptions, InspectContainerOptions};
 use execution::docker::{self, DockerBackend, DockerOptions, LABEL_OWNER};
-use execution::{Backend as _, ExecError, Isolation, Limits, Request, Status, Value, WorkerSpec};
+use execution::{Backend as _, Isolation, Limits, Request, Status, Value, WorkerSpec};
 
 /// The tests count this process's containers: one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -181,7 +181,7 @@ fn pump(from: &mut dyn std::io::Read, to: &mut dyn std::io::Write) {
 }
 
 #[test]
-fn workers_spread_over_engines_and_a_remote_one_refuses_local_files() {
+fn workers_spread_over_engines_and_a_remote_one_gets_local_files_in_a_volume() {
     let _one = serial();
     let Some(first) = local() else { return };
     drop(first);
@@ -199,20 +199,46 @@ fn workers_spread_over_engines_and_a_remote_one_refuses_local_files() {
         let mut w = backend.start(&WorkerSpec::default(), &limits).unwrap();
         assert!(w.call(&req, &limits).unwrap().passes(&Value::int(5)));
     }
-    // The next worker goes to the remote engine, which cannot see this machine's tree.
+    // A tree of this machine reaches the remote engine through a volume, filled once.
     let tree = tempfile::tempdir().unwrap();
-    let Err(err) = backend.start(&WorkerSpec::for_tree(tree.path()), &limits) else {
-        panic!("a remote engine took a tree of this machine")
+    std::fs::create_dir(tree.path().join("pkg")).unwrap();
+    std::fs::write(tree.path().join("pkg/mod.py"), "VALUE = 41\n").unwrap();
+    let spec = WorkerSpec {
+        sys_path: vec![".".into()],
+        ..WorkerSpec::for_tree(tree.path())
     };
-    assert!(
-        matches!(&err, ExecError::Config(m) if m.contains("not on this machine")),
-        "{err}"
+    let read = Request::call_source(
+        "from pkg.mod import VALUE\ndef f():\n    return VALUE + 1\n",
+        "f",
+        "[]",
     );
-    // The local one can.
-    let mut w = backend
-        .start(&WorkerSpec::for_tree(tree.path()), &limits)
-        .unwrap();
+    for _ in 0..2 {
+        let mut w = backend.start(&spec, &limits).unwrap();
+        let o = w.call(&read, &limits).unwrap();
+        assert!(o.passes(&Value::int(42)), "{o:?}");
+    }
+    let mut w = backend.start(&spec, &limits).unwrap();
     assert!(w.call(&req, &limits).unwrap().passes(&Value::int(5)));
     drop(w);
     assert!(backend.own_containers().unwrap().is_empty());
+    // The volume is a cache of the engine; this test's goes with its tree.
+    let rt = docker::runtime().unwrap();
+    let api = docker::connect(docker::LOCAL_SOCKET, Duration::from_secs(10)).unwrap();
+    let filter = format!("{}={}", docker::LABEL_FILES, tree.path().display());
+    let vols = rt
+        .block_on(
+            api.list_volumes(Some(bollard::query_parameters::ListVolumesOptions {
+                filters: Some(HashMap::from([("label".to_string(), vec![filter])])),
+            })),
+        )
+        .unwrap();
+    let vols = vols.volumes.unwrap_or_default();
+    assert_eq!(vols.len(), 1, "one volume for the tree: {vols:?}");
+    for v in vols {
+        rt.block_on(api.remove_volume(
+            &v.name,
+            None::<bollard::query_parameters::RemoveVolumeOptions>,
+        ))
+        .unwrap();
+    }
 }
