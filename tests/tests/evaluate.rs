@@ -341,6 +341,29 @@ fn bad_input_says_what_to_do() {
     let out = run("execute", &["--data", d(empty.path()), "--validate"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("synthesize-tests"));
+    // Where code runs: a bad engine address, a bad limit, an engine that does not answer.
+    for (args, says) in [
+        (&["--docker-host", "ftp://x"][..], "tcp://"),
+        (&["--cpus", "0"][..], "--cpus"),
+        (
+            &["--docker-host", "unix:///nonexistent/docker.sock"][..],
+            "docker engine",
+        ),
+    ] {
+        let mut all = vec![
+            "--data",
+            d(dir),
+            "--validate",
+            "--no-envs",
+            "--backend",
+            "docker",
+        ];
+        all.extend_from_slice(args);
+        let out = run("execute", &all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }
 
 /// A `command:` model for the rerun tests: it answers from a table of answers written by

@@ -144,3 +144,61 @@ impl BackendArgs {
         hosts
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Isolation;
+    use clap::Parser as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        backend: BackendArgs,
+    }
+
+    #[test]
+    fn engines_are_repeatable_or_comma_separated() {
+        let cli = Cli::parse_from([
+            "x",
+            "--backend",
+            "docker",
+            "--docker-host",
+            "tcp://a:2375, tcp://b:2375",
+            "--docker-host",
+            "unix:///run/docker.sock",
+        ]);
+        assert_eq!(cli.backend.backend, BackendKind::Docker);
+        assert_eq!(
+            cli.backend.hosts(),
+            ["tcp://a:2375", "tcp://b:2375", "unix:///run/docker.sock"]
+        );
+        let d = Cli::parse_from(["x"]).backend;
+        assert_eq!(d.backend, BackendKind::Process);
+        assert!(Cli::try_parse_from(["x", "--backend", "vm"]).is_err());
+    }
+
+    #[test]
+    fn a_row_is_kept_only_by_the_backend_that_made_it() {
+        let process = BackendArgs::default();
+        let docker = BackendArgs {
+            backend: BackendKind::Docker,
+            ..BackendArgs::default()
+        };
+        assert!(process.made(Isolation::Namespaces) && process.made(Isolation::RlimitsOnly));
+        assert!(!process.made(Isolation::Docker));
+        assert!(docker.made(Isolation::Docker) && docker.made(Isolation::None));
+        assert!(!docker.made(Isolation::Namespaces));
+    }
+
+    #[test]
+    fn bad_limits_are_refused_before_any_engine_is_asked() {
+        let bad = BackendArgs {
+            backend: BackendKind::Docker,
+            cpus: 0.0,
+            docker_hosts: vec!["tcp://192.0.2.1:1".into()],
+            ..BackendArgs::default()
+        };
+        assert!(matches!(bad.backend(), Err(ExecError::Config(m)) if m.contains("--cpus")));
+    }
+}
