@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,7 @@ use crate::backend::{
 };
 use crate::process::{PythonDirs, RUNNER_FILES};
 use crate::protocol::{Isolation, Outcome, Request};
-use crate::worker::{decode_answer, encode_request, said, GRACE};
+use crate::worker::{await_answer, decode_answer, encode_request, said};
 
 /// The local engine's socket.
 pub const LOCAL_SOCKET: &str = "unix:///var/run/docker.sock";
@@ -968,20 +968,12 @@ impl Worker for DockerWorker {
                 self.log_tail()
             )));
         }
-        let answer = match self.lines.recv_timeout(limits.wall + GRACE) {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(e)) => {
-                self.kill();
-                return Err(Failure::Died(format!("reading its answer: {e}")));
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                return Err(Failure::Timeout(t0.elapsed()));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
+        let answer = match await_answer(&self.lines, limits, t0) {
+            Ok(answer) => answer,
+            Err(why) => {
                 let tail = self.log_tail();
                 self.kill();
-                return Err(Failure::Died(format!("the container ended; {tail}")));
+                return Err(why.failure(|| format!("the container ended; {tail}")));
             }
         };
         let mut outcome = decode_answer(&answer, id).inspect_err(|_| self.kill())?;

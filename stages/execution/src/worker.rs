@@ -32,6 +32,40 @@ pub(crate) fn said(log: &str) -> String {
     }
 }
 
+/// Why a worker gave no answer.
+pub(crate) enum NoAnswer {
+    Read(std::io::Error),
+    Timeout(Duration),
+    /// The runner's output ended.
+    Ended,
+}
+
+impl NoAnswer {
+    /// The request's failure; `ended` says how the worker ended, when it did.
+    pub(crate) fn failure(self, ended: impl FnOnce() -> String) -> Failure {
+        match self {
+            NoAnswer::Read(e) => Failure::Died(format!("reading its answer: {e}")),
+            NoAnswer::Timeout(t) => Failure::Timeout(t),
+            NoAnswer::Ended => Failure::Died(ended()),
+        }
+    }
+}
+
+/// The runner's answer line, waited for within the request's wall limit and [`GRACE`]
+/// from `t0` (every backend's).
+pub(crate) fn await_answer(
+    lines: &Receiver<std::io::Result<String>>,
+    limits: &Limits,
+    t0: Instant,
+) -> Result<String, NoAnswer> {
+    match lines.recv_timeout(limits.wall + GRACE) {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(NoAnswer::Read(e)),
+        Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout(t0.elapsed())),
+        Err(RecvTimeoutError::Disconnected) => Err(NoAnswer::Ended),
+    }
+}
+
 /// A request as the runner reads it: one JSON line with the request's `id` and limits.
 pub(crate) fn encode_request(req: &Request, limits: &Limits, id: u64) -> Result<String, Failure> {
     let mut msg = serde_json::to_value(req).map_err(|e| Failure::Protocol(e.to_string()))?;
@@ -200,26 +234,20 @@ impl Worker for ProcessWorker {
                 self.log_tail()
             )));
         }
-        let answer = match self.lines.recv_timeout(limits.wall + GRACE) {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(e)) => {
+        let answer = match await_answer(&self.lines, limits, t0) {
+            Ok(answer) => answer,
+            Err(why) => {
                 self.kill();
-                return Err(Failure::Died(format!("reading its answer: {e}")));
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                return Err(Failure::Timeout(t0.elapsed()));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                self.kill();
-                let status = self
-                    .child
-                    .try_wait()
-                    .ok()
-                    .flatten()
-                    .map(|s| s.to_string())
-                    .unwrap_or_default();
-                return Err(Failure::Died(format!("{status}; {}", self.log_tail())));
+                return Err(why.failure(|| {
+                    let status = self
+                        .child
+                        .try_wait()
+                        .ok()
+                        .flatten()
+                        .map(|s| s.to_string())
+                        .unwrap_or_default();
+                    format!("{status}; {}", self.log_tail())
+                }));
             }
         };
         let mut outcome = decode_answer(&answer, id).inspect_err(|_| self.kill())?;
