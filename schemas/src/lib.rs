@@ -33,4 +33,4 @@ pub use tables::*;
 pub use types::{Bytes, Timestamp};
 
 /// The version of the table contract. Bump it when any table's columns change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

@@ -32,6 +32,10 @@ table! {
         pub tokens_out: Option<i64>,
         /// Milliseconds the answer took (records when it ran).
         pub latency_ms: f64,
+        /// What the answer cost, in the currency of solve's price table (`--price-in`,
+        /// `--price-out` per million tokens, or `--prices FILE`): null when no price was
+        /// given or the endpoint reported no token counts; 0 for reference solvers.
+        pub cost: Option<f64>,
         /// Hash of what produced the answer: the model spec, the sampling options, the task's
         /// prompt, the sample and solve's build id (32 hex digits); a rerun keeps an `ok`
         /// answer only when it still matches.
@@ -62,6 +66,18 @@ table! {
         pub detail: Option<String>,
         /// The isolation the run had.
         pub isolation: Isolation,
+        /// Function tasks: seconds the reference solution took on its slowest case, measured
+        /// on this machine in the same run (null for the other families, judged by their
+        /// repository's tests, and when the reference could not be timed; records when it
+        /// ran, as `seconds` does).
+        pub reference_seconds: Option<f64>,
+        /// Function tasks: the wall-clock limit of that case, `max(time_floor_seconds,
+        /// time_factor * reference_seconds)`; every case gets its own limit by the same rule.
+        pub time_limit_seconds: Option<f64>,
+        /// The factor of the time-limit rule (`execute --time-factor`).
+        pub time_factor: Option<f64>,
+        /// The floor of the time-limit rule, in seconds (`execute --time-floor`).
+        pub time_floor_seconds: Option<f64>,
         /// Hash of what produced the row: the candidate's answer, the task and its cases, the
         /// judge's options and execute's build id (32 hex digits); a rerun keeps the row only
         /// when it matches (and never keeps an `infra` row).

@@ -7,7 +7,8 @@ use crate::types::Timestamp;
 table! {
     /// One row per `function` task: implement a function from its docstring and signature.
     pub struct FunctionTask in "function_tasks" written_by "synthesize-tests" {
-        /// Content hash of the function's source and the prompt (32 hex digits).
+        /// Content hash of `function_id`, the prompt and the reference solution (32 hex digits);
+        /// nothing else (see the dataset card's task-version rule).
         pub task_id: String,
         /// The function it was made from.
         pub function_id: String,

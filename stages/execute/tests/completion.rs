@@ -181,6 +181,7 @@ fn candidate(task_id: &str, sample: i32, answer: &str) -> Candidate {
         tokens_in: None,
         tokens_out: None,
         latency_ms: 0.0,
+        cost: None,
         input_hash: format!("h{sample}"),
     }
 }

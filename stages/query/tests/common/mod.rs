@@ -178,6 +178,7 @@ fn candidate(run: &str, task: &str, family: &str, sample: i32) -> Candidate {
         tokens_in: None,
         tokens_out: None,
         latency_ms: 1.0,
+        cost: None,
         input_hash: "h".into(),
     }
 }
@@ -194,6 +195,10 @@ fn execution(run: &str, task: &str, sample: i32, pass: bool) -> Execution {
         fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
         detail: None,
         isolation: "namespaces".parse().unwrap(),
+        reference_seconds: None,
+        time_limit_seconds: None,
+        time_factor: None,
+        time_floor_seconds: None,
         input_hash: "h".into(),
     }
 }
