@@ -91,6 +91,30 @@ pub fn pipeline(dir: &Path) {
     run_ok("classify", &["-q", "--data", d]);
 }
 
+/// [`pipeline`], then function tasks synthesized and every task validated (without
+/// third-party environments), into `dir`.
+pub fn validated_pipeline(dir: &Path) {
+    pipeline(dir);
+    let d = dir.to_str().expect("utf-8 temp path");
+    run_ok(
+        "synthesize-tests",
+        &[
+            "-q",
+            "--data",
+            d,
+            "--no-envs",
+            "--seconds",
+            "600",
+            "--jobs",
+            "2",
+        ],
+    );
+    run_ok(
+        "execute",
+        &["-q", "--data", d, "--validate", "--no-envs", "--jobs", "2"],
+    );
+}
+
 /// A table as text: one JSON object a row, sorted.
 pub fn table_text<T: schemas::Table>(dir: &Path) -> String {
     let rows: Vec<T> = schemas::read_table(dir).expect("table reads");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use freshbench_tests::{pipeline, run, run_ok};
+use freshbench_tests::{run, run_ok, validated_pipeline};
 use schemas::{Candidate, Execution, Fingerprint, FunctionTask, Score, Validation};
 
 fn d(dir: &Path) -> &str {
@@ -18,25 +18,7 @@ fn dataset() -> &'static Path {
     static DATA: OnceLock<tempfile::TempDir> = OnceLock::new();
     DATA.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        pipeline(dir.path());
-        let p = d(dir.path());
-        run_ok(
-            "synthesize-tests",
-            &[
-                "-q",
-                "--data",
-                p,
-                "--no-envs",
-                "--seconds",
-                "600",
-                "--jobs",
-                "2",
-            ],
-        );
-        run_ok(
-            "execute",
-            &["-q", "--data", p, "--validate", "--no-envs", "--jobs", "2"],
-        );
+        validated_pipeline(dir.path());
         dir
     })
     .path()
@@ -219,6 +201,7 @@ fn candidate(run_name: &str, task: &FunctionTask, sample: i32, answer: &str) -> 
         tokens_in: None,
         tokens_out: None,
         latency_ms: 0.0,
+        cost: None,
         input_hash: String::new(),
     }
 }
@@ -289,6 +272,18 @@ fn answers_that_cheat_or_break_get_what_they_deserve() {
     assert_eq!(got[&3].fingerprint, Some(Fingerprint::Logic));
     assert!(got[&3].cases_passed > 0 && got[&3].cases_passed < got[&3].cases_total);
     assert!(got[&3].detail.as_deref().unwrap_or("").contains("expected"));
+    // Each row records the time rule: the reference timed here, the factor and floor, and
+    // the limit of its slowest case.
+    for e in got.values() {
+        let (Some(reference), Some(limit)) = (e.reference_seconds, e.time_limit_seconds) else {
+            panic!("sample {}: no reference time or limit: {e:?}", e.sample);
+        };
+        assert_eq!(
+            (e.time_factor, e.time_floor_seconds),
+            (Some(4.0), Some(1.0))
+        );
+        assert!((limit - (4.0 * reference).max(1.0)).abs() < 1e-9, "{e:?}");
+    }
 
     // A rerun has nothing left to do and leaves the table as it was.
     let before = executions(dir, "hand");
@@ -298,14 +293,7 @@ fn answers_that_cheat_or_break_get_what_they_deserve() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let strip = |v: Vec<Execution>| -> Vec<Execution> {
-        v.into_iter()
-            .map(|mut e| {
-                e.seconds = 0.0;
-                e
-            })
-            .collect()
-    };
+    let strip = |v: Vec<Execution>| -> Vec<Execution> { timeless(v) };
     assert_eq!(strip(before.clone()), strip(executions(dir, "hand")));
 
     // Shards make the same rows as one run.
@@ -427,6 +415,9 @@ fn pass_at_1(dir: &Path, run_name: &str) -> f64 {
 fn timeless(mut rows: Vec<Execution>) -> Vec<Execution> {
     for e in &mut rows {
         e.seconds = 0.0;
+        // The reference's time here, and the limit that follows from it.
+        e.reference_seconds = e.reference_seconds.map(|_| 0.0);
+        e.time_limit_seconds = e.time_limit_seconds.map(|_| 0.0);
     }
     rows.sort_by(|a, b| (&a.task_id, a.sample).cmp(&(&b.task_id, b.sample)));
     rows
@@ -722,7 +713,7 @@ fn a_stage_killed_at_any_moment_resumes_to_the_same_tables() {
     let run_check = |dir: &Path| {
         vec![timeless_text::<Execution>(
             &dir.join("runs/k/executions.parquet"),
-            &["seconds"],
+            &["seconds", "reference_seconds", "time_limit_seconds"],
         )]
     };
     let s = |v: &[&str]| v.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
@@ -831,13 +822,9 @@ fn copy_runs(from: &Path, to: &Path) {
 /// answers, judged once by each). Skipped, saying why, where no Docker engine answers.
 #[test]
 fn the_docker_backend_gives_the_process_backends_verdicts() {
-    let sock =
-        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
-    if let Some(path) = sock.strip_prefix("unix://") {
-        if !Path::new(path).exists() {
-            println!("SKIP: no Docker engine at {sock}");
-            return;
-        }
+    if let Err(why) = docker_engine() {
+        println!("SKIP: {why}");
+        return;
     }
     let src = dataset();
     let process = copy_of(src);
@@ -919,4 +906,127 @@ fn the_docker_backend_gives_the_process_backends_verdicts() {
         a.len(),
         pa.len()
     );
+}
+
+/// The docker engine of this machine, or why there is none (a test then skips).
+fn docker_engine() -> Result<(), String> {
+    let sock =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    match sock.strip_prefix("unix://") {
+        Some(path) if !Path::new(path).exists() => Err(format!("no Docker engine at {sock}")),
+        _ => Ok(()),
+    }
+}
+
+/// `source` with its entry point `name` wrapped to do `loops` iterations of busy work
+/// first: the same results, a known share of CPU time.
+fn slowed(source: &str, name: &str, loops: u64) -> String {
+    // Each wrapping keeps the function it wraps under a name of its own.
+    let inner = format!("_fb_unslowed_{}", source.matches("_fb_unslowed_").count());
+    format!(
+        "{source}\n\n{inner} = {name}\n\ndef {name}(*args, **kwargs):\n    for _ in range({loops}):\n        pass\n    return {inner}(*args, **kwargs)\n"
+    )
+}
+
+#[test]
+fn a_time_limit_from_the_reference_keeps_verdicts_on_a_slower_machine() {
+    if let Err(why) = docker_engine() {
+        println!("SKIP: {why} (the slower machine is a container with a quarter of a CPU)");
+        return;
+    }
+    let tmp = copy_of(dataset());
+    let dir = tmp.path();
+    let mut t = task_named(dir, "is_prime");
+    // The task's reference made slow (about 0.1 s a case here), with three of its cases.
+    let loops = 8_000_000;
+    t.canonical_solution = slowed(&t.canonical_solution, "is_prime", loops);
+    let mut tasks: Vec<FunctionTask> = schemas::read_table(dir).unwrap();
+    for x in &mut tasks {
+        if x.task_id == t.task_id {
+            x.canonical_solution.clone_from(&t.canonical_solution);
+        }
+    }
+    schemas::write_table(dir, &tasks).unwrap();
+    let mut cases: Vec<schemas::TestCase> = schemas::read_table(dir).unwrap();
+    let mut kept = 0;
+    cases.retain(|c| {
+        let keep = c.task_id != t.task_id || kept < 3;
+        kept += usize::from(c.task_id == t.task_id);
+        keep
+    });
+    schemas::write_table(dir, &cases).unwrap();
+    // Sample 0: the reference; sample 1: a correct answer twice as slow.
+    let rows = vec![
+        candidate("time", &t, 0, &t.canonical_solution),
+        candidate(
+            "time",
+            &t,
+            1,
+            &slowed(&t.canonical_solution, "is_prime", loops),
+        ),
+    ];
+    schemas::write_table_to(&dir.join("runs/time/candidates.parquet"), &rows).unwrap();
+    let judged = |cpus: &str, extra: &[&str]| -> Vec<Execution> {
+        let mut args = vec![
+            "-q",
+            "--data",
+            d(dir),
+            "--run",
+            "time",
+            "--no-envs",
+            "--force",
+            "--backend",
+            "docker",
+            "--cpus",
+            cpus,
+            "--time-floor",
+            "0.2",
+        ];
+        args.extend_from_slice(extra);
+        run_ok("execute", &args);
+        let mut e = executions(dir, "time");
+        e.sort_by_key(|e| e.sample);
+        e
+    };
+    let print_rows = |what: &str, rows: &[Execution]| {
+        for e in rows {
+            println!(
+                "{what:<26} sample {} {:<8} reference {:>6.3} s  limit {:>6.3} s  all 3 cases {:>6.3} s",
+                e.sample,
+                e.status.as_str(),
+                e.reference_seconds.unwrap_or(f64::NAN),
+                e.time_limit_seconds.unwrap_or(f64::NAN),
+                e.seconds
+            );
+        }
+    };
+    let fast = judged("2", &[]);
+    let slow = judged("0.25", &[]);
+    print_rows("rule, 2 CPUs", &fast);
+    print_rows("rule, 1/4 CPU", &slow);
+    let status = |rows: &[Execution]| rows.iter().map(|e| e.status.as_str()).collect::<Vec<_>>();
+    assert_eq!(status(&fast), ["pass", "pass"]);
+    assert_eq!(
+        status(&slow),
+        status(&fast),
+        "the verdicts depend on the machine"
+    );
+    let (rf, rs) = (
+        fast[0].reference_seconds.unwrap(),
+        slow[0].reference_seconds.unwrap(),
+    );
+    assert!(
+        rs > 2.0 * rf,
+        "the quarter CPU was not slower: reference {rf:.3} s against {rs:.3} s"
+    );
+    // The same answers with one fixed limit that suits the fast machine: the slow machine
+    // times the correct answer out (the difference the rule removes).
+    let fixed = format!("{:.3}", 3.5 * rf);
+    let fixed_fast = judged("2", &["--fixed-time-limit", "--case-timeout", &fixed]);
+    let fixed_slow = judged("0.25", &["--fixed-time-limit", "--case-timeout", &fixed]);
+    print_rows(&format!("fixed {fixed} s, 2 CPUs"), &fixed_fast);
+    print_rows(&format!("fixed {fixed} s, 1/4 CPU"), &fixed_slow);
+    assert_eq!(status(&fixed_fast), ["pass", "pass"]);
+    assert_eq!(status(&fixed_slow)[1], "timeout");
+    assert!(fixed_slow.iter().all(|e| e.time_factor.is_none()));
 }

@@ -32,7 +32,7 @@ use schemas::{
 
 use crate::assertion;
 use crate::completion::{self, CompletionOptions, Judges, RepoWorkers};
-use crate::tasks::{self, CodeRef, Interpreters, JudgeOptions, TaskCases, Verdict};
+use crate::tasks::{self, CodeRef, Interpreters, JudgeOptions, TaskCases, TimeRule, Verdict};
 use execution::backend::{Backend, ExecError, WorkerSpec};
 use execution::batch::Batch;
 
@@ -53,6 +53,9 @@ pub struct EvalOptions {
     pub resume: ResumeArgs,
     /// How completion answers are judged.
     pub completion: CompletionOptions,
+    /// `--run`: how a function task's case limits follow from its reference's time on this
+    /// machine (`None`: every case gets `judge.limits`, `--fixed-time-limit`).
+    pub time: Option<TimeRule>,
 }
 
 /// One thread's workers: a pair (hash seed 0 and 1) per interpreter it has needed, and the
@@ -170,9 +173,17 @@ fn validation_hash(t: &TaskCases, placement: &str, judge: &JudgeOptions) -> Stri
 
 /// The hash of what makes an execution: the candidate's answer, its task and cases, where
 /// it runs, the judge and this build.
-fn execution_hash(c: &Candidate, t: &TaskCases, placement: &str, judge: &JudgeOptions) -> String {
+fn execution_hash(
+    c: &Candidate,
+    t: &TaskCases,
+    placement: &str,
+    judge: &JudgeOptions,
+    time: Option<&TimeRule>,
+) -> String {
+    let time = time.map_or_else(|| "fixed".to_string(), TimeRule::digest);
     schemas::id::content_id(&[
-        b"execution/1",
+        b"execution/2",
+        time.as_bytes(),
         crate::BUILD_ID.as_bytes(),
         c.task_id.as_bytes(),
         &c.sample.to_le_bytes(),
@@ -676,9 +687,13 @@ pub fn run_candidates(
         .iter()
         .map(|c| {
             let h = match by_id[c.task_id.as_str()] {
-                Item::Function(t) => {
-                    execution_hash(c, t, &interp.key_of((&t.task).into()), &opts.judge)
-                }
+                Item::Function(t) => execution_hash(
+                    c,
+                    t,
+                    &interp.key_of((&t.task).into()),
+                    &opts.judge,
+                    opts.time.as_ref(),
+                ),
                 Item::Completion(t) => completion_execution_hash(
                     c,
                     t,
@@ -724,6 +739,10 @@ pub fn run_candidates(
         .filter_map(|c| function_of(c).map(|t| (&t.task).into()))
         .collect();
     interp.build(&todo_refs, opts.envs.clone())?;
+    let times = match &opts.time {
+        Some(rule) => time_references(common, opts, &repos, &interp, &todo, &by_id, rule)?,
+        None => HashMap::new(),
+    };
     let bar = schemas::cli::progress(common, todo.len() as u64, "candidates");
     let save = |done: &BTreeMap<(String, i32), Execution>| -> anyhow::Result<()> {
         let rows: Vec<Execution> = done.values().cloned().collect();
@@ -746,7 +765,11 @@ pub fn run_candidates(
                 by_id[c.task_id.as_str()],
                 c,
                 hash,
-                &opts.judge,
+                &Judging {
+                    judge: &opts.judge,
+                    time: opts.time.as_ref(),
+                    reference: times.get(c.task_id.as_str()).map(Vec::as_slice),
+                },
             )
         },
         |e| {
@@ -809,6 +832,76 @@ pub fn run_candidates(
     })
 }
 
+/// The function tasks' reference times on this machine (by task id, per case), for the
+/// tasks of the candidates in `todo` that have an answer: each reference run once, in the
+/// same kind of worker that judges the answers.
+fn time_references(
+    common: &CommonArgs,
+    opts: &EvalOptions,
+    repos: &RepoWorkers,
+    interp: &Interpreters,
+    todo: &[&Candidate],
+    by_id: &HashMap<&str, Item<'_>>,
+    rule: &TimeRule,
+) -> anyhow::Result<HashMap<String, Vec<Option<f64>>>> {
+    let wanted: BTreeSet<&str> = todo
+        .iter()
+        .filter(|c| c.status == AnswerStatus::Ok && c.answer.is_some())
+        .map(|c| c.task_id.as_str())
+        .filter(|id| matches!(by_id[id], Item::Function(_)))
+        .collect();
+    let tasks: Vec<&TaskCases> = wanted
+        .iter()
+        .filter_map(|id| match by_id[id] {
+            Item::Function(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let bar = schemas::cli::progress(common, tasks.len() as u64, "reference times");
+    let limits = rule.reference_limits(&opts.judge.limits);
+    let mut times = HashMap::new();
+    parallel(
+        opts,
+        repos,
+        &tasks,
+        |workers, t| {
+            let times = match interp.for_task(&t.task) {
+                Ok((python, preload)) => {
+                    let (primary, _) = workers.pair(&python, &preload);
+                    tasks::reference_times(primary, t, &opts.judge, &limits)?
+                }
+                Err(_) => vec![None; t.cases.len()],
+            };
+            Ok((t.task.task_id.clone(), times))
+        },
+        |(id, t)| {
+            bar.inc(1);
+            times.insert(id, t);
+        },
+    )
+    .context("no worker may start to time the reference solutions")?;
+    bar.finish_and_clear();
+    let untimed = times
+        .values()
+        .filter(|t| t.iter().any(Option::is_none))
+        .count();
+    if untimed > 0 {
+        tracing::warn!(
+            tasks = untimed,
+            "some cases' reference could not be timed on this machine: they get the fixed --case-timeout"
+        );
+    }
+    Ok(times)
+}
+
+/// How function answers are judged in a run: the fixed limits, the time rule and the
+/// reference's times of the task's cases on this machine.
+struct Judging<'a> {
+    judge: &'a JudgeOptions,
+    time: Option<&'a TimeRule>,
+    reference: Option<&'a [Option<f64>]>,
+}
+
 /// Judges one candidate of either family (its task's cases, or its judge tests).
 fn execute_one(
     workers: &mut Workers<'_>,
@@ -817,7 +910,7 @@ fn execute_one(
     item: Item<'_>,
     c: &Candidate,
     input_hash: &str,
-    judge: &JudgeOptions,
+    how: &Judging<'_>,
 ) -> Result<Execution, ExecError> {
     let cases_total = match item {
         Item::Function(t) => t.cases.len(),
@@ -835,6 +928,10 @@ fn execute_one(
         fingerprint: None,
         detail: None,
         isolation: Isolation::None,
+        reference_seconds: None,
+        time_limit_seconds: None,
+        time_factor: None,
+        time_floor_seconds: None,
         input_hash: input_hash.to_string(),
     };
     let (Some(answer), AnswerStatus::Ok) = (&c.answer, c.status) else {
@@ -848,13 +945,27 @@ fn execute_one(
     };
     Ok(match item {
         Item::Function(t) => {
-            let v = match interp.for_task(&t.task) {
+            let judge = how.judge;
+            // A case's limit: the rule applied to its reference's time here, or the fixed
+            // limit where there is no rule or no time.
+            let limits_of = |case: usize| match (how.time, how.reference.and_then(|r| r.get(case)))
+            {
+                (Some(rule), Some(Some(secs))) => rule.limits(&judge.limits, *secs),
+                _ => judge.limits,
+            };
+            let verdict = match interp.for_task(&t.task) {
                 Ok((python, preload)) => {
                     let (primary, _) = workers.pair(&python, &preload);
-                    tasks::judge(primary, answer, t, judge)?
+                    tasks::judge_with(primary, answer, t, judge, limits_of)?
                 }
                 Err(why) => Verdict::infra(t, &format!("environment: {why}")),
             };
+            let v = verdict;
+            // The slowest case of the reference, and its limit.
+            let slowest = how
+                .reference
+                .and_then(|r| r.iter().flatten().copied().reduce(f64::max));
+            let rule = how.time;
             Execution {
                 status: v.status,
                 cases_passed: v.cases_passed,
@@ -862,6 +973,13 @@ fn execute_one(
                 fingerprint: v.fingerprint,
                 detail: v.detail,
                 isolation: v.isolation,
+                reference_seconds: slowest.filter(|_| rule.is_some()),
+                time_limit_seconds: match (rule, slowest) {
+                    (Some(rule), Some(secs)) => Some(rule.limit(secs).as_secs_f64()),
+                    _ => Some(judge.limits.wall.as_secs_f64()),
+                },
+                time_factor: rule.map(|rule| rule.factor),
+                time_floor_seconds: rule.map(|rule| rule.floor.as_secs_f64()),
                 ..base
             }
         }

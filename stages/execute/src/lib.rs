@@ -111,9 +111,24 @@ pub struct Args {
     /// set is refused (exit 2) and nothing is deleted.
     #[arg(long, requires = "run", conflicts_with = "shard")]
     pub merge_shards: bool,
-    /// With --validate or --run: wall-clock and CPU seconds one test case may take.
+    /// With --validate: wall-clock and CPU seconds one test case may take. With --run: the
+    /// limit of a case whose reference could not be timed (and of every case with
+    /// --fixed-time-limit); the reference itself is timed with --time-factor times this.
     #[arg(long, value_name = "SECS", default_value_t = 5.0)]
     pub case_timeout: f64,
+    /// With --run: a function task's case may take this many times what its reference
+    /// solution took on that case, measured on this machine in the same run (at least
+    /// --time-floor), so that a verdict does not depend on the machine's speed. Recorded in
+    /// each execution row with the reference's time and the limit.
+    #[arg(long, value_name = "X", default_value_t = tasks::TimeRule::DEFAULT_FACTOR)]
+    pub time_factor: f64,
+    /// With --run: the least wall-clock seconds a function task's case gets.
+    #[arg(long, value_name = "SECS", default_value_t = tasks::TimeRule::DEFAULT_FLOOR_SECONDS)]
+    pub time_floor: f64,
+    /// With --run: give every case the fixed --case-timeout instead of a limit derived from
+    /// its reference's time (as before; for comparison).
+    #[arg(long)]
+    pub fixed_time_limit: bool,
     /// With --validate or --run: don't build environments for tasks that import
     /// third-party packages (they are recorded as not runnable).
     #[arg(long)]
@@ -196,6 +211,18 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
             args.case_timeout
         );
     }
+    if !(args.time_factor >= 1.0 && args.time_factor.is_finite()) {
+        anyhow::bail!(
+            "--time-factor {}: give a number of at least 1 (a case's limit is that many times its reference's time)",
+            args.time_factor
+        );
+    }
+    if !(args.time_floor > 0.0 && args.time_floor.is_finite() && args.time_floor <= 3600.0) {
+        anyhow::bail!(
+            "--time-floor {}: give a positive number of seconds (at most 3600)",
+            args.time_floor
+        );
+    }
     let python = args.env.interpreter();
     let judge = tasks::JudgeOptions {
         limits: Limits {
@@ -222,6 +249,10 @@ fn evaluate_tasks(args: &Args) -> anyhow::Result<StageOutcome> {
             whole_suite: args.whole_suite,
             ..completion::CompletionOptions::default()
         },
+        time: (!args.fixed_time_limit).then(|| tasks::TimeRule {
+            factor: args.time_factor,
+            floor: std::time::Duration::from_secs_f64(args.time_floor),
+        }),
     };
     match &args.run {
         Some(run) if args.merge_shards => evaluate::merge_shards(&args.common, run),

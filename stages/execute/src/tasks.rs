@@ -182,6 +182,8 @@ pub struct Verdict {
     pub per_case: Vec<CaseVerdict>,
     /// Per case, the behaviour seen (value or exception type), for the stability check.
     pub behaviour: Vec<String>,
+    /// Per case, the seconds its call took (`None`: not run).
+    pub case_seconds: Vec<Option<f64>>,
     /// The isolation the calls had.
     pub isolation: Isolation,
 }
@@ -207,6 +209,77 @@ impl Default for JudgeOptions {
             max_timeouts: 1,
         }
     }
+}
+
+/// How the time limit of a function task's case follows from its reference solution's
+/// time on that case, measured on this machine in the same run (as `EvalPlus` does):
+/// `max(floor, factor * reference)`. A machine twice as slow gives the reference twice the
+/// time and the answer twice the limit, so a verdict does not depend on the machine's
+/// speed; the floor keeps the start-up noise of very fast cases from deciding anything.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeRule {
+    pub factor: f64,
+    pub floor: Duration,
+}
+
+impl TimeRule {
+    /// `execute --time-factor`'s default (`EvalPlus`'s factor).
+    pub const DEFAULT_FACTOR: f64 = 4.0;
+    /// `execute --time-floor`'s default, in seconds.
+    pub const DEFAULT_FLOOR_SECONDS: f64 = 1.0;
+
+    /// The wall-clock limit of a case whose reference took `reference_seconds`.
+    pub fn limit(&self, reference_seconds: f64) -> Duration {
+        Duration::from_secs_f64(
+            (self.factor * reference_seconds.max(0.0)).max(self.floor.as_secs_f64()),
+        )
+    }
+
+    /// `base` with the wall-clock limit of a case whose reference took
+    /// `reference_seconds`, and CPU seconds to match (at least one).
+    pub fn limits(&self, base: &Limits, reference_seconds: f64) -> Limits {
+        let wall = self.limit(reference_seconds);
+        Limits {
+            wall,
+            cpu_seconds: (wall.as_secs_f64().ceil() as u64).max(1),
+            ..*base
+        }
+    }
+
+    /// The limits the reference itself is timed with: `factor` times the fixed case limit,
+    /// so that a slower machine still times it rather than cutting it off.
+    pub fn reference_limits(&self, base: &Limits) -> Limits {
+        let wall = base.wall.mul_f64(self.factor.max(1.0));
+        Limits {
+            wall,
+            cpu_seconds: (wall.as_secs_f64().ceil() as u64).max(1),
+            ..*base
+        }
+    }
+
+    /// What of the rule can change a verdict, for a row's hash (measured times are not
+    /// part of it: they are this machine's, not the row's inputs).
+    pub fn digest(&self) -> String {
+        format!("time_factor={} time_floor={:?}", self.factor, self.floor)
+    }
+}
+
+/// The reference's time on each case of `task`, from one run of it through `batch` with
+/// `limits`: `None` for a case it did not pass.
+pub fn reference_times(
+    batch: &mut Batch<'_>,
+    task: &TaskCases,
+    opts: &JudgeOptions,
+    limits: &Limits,
+) -> Result<Vec<Option<f64>>, ExecError> {
+    let v = judge_with(batch, &task.task.canonical_solution, task, opts, |_| {
+        *limits
+    })?;
+    Ok(v.per_case
+        .iter()
+        .zip(&v.case_seconds)
+        .map(|(verdict, secs)| secs.filter(|_| *verdict == CaseVerdict::Pass))
+        .collect())
 }
 
 fn cap(s: &str, n: usize) -> String {
@@ -297,30 +370,43 @@ impl Verdict {
             seconds: 0.0,
             per_case: vec![CaseVerdict::Infra; n],
             behaviour: vec!["infra".into(); n],
+            case_seconds: vec![None; n],
             isolation: Isolation::None,
         }
     }
 }
 
-/// Runs `source` (imported as [`MODULE`]) over every case of `task` through `batch`. A
-/// worker that cannot start makes the verdict `infra`; `Err` only when no worker may start
-/// by configuration (isolation required but missing), which no rerun would change.
+/// Runs `source` (imported as [`MODULE`]) over every case of `task` through `batch`, each
+/// case with `opts.limits`. A worker that cannot start makes the verdict `infra`; `Err`
+/// only when no worker may start by configuration (isolation required but missing), which
+/// no rerun would change.
 pub fn judge(
     batch: &mut Batch<'_>,
     source: &str,
     task: &TaskCases,
     opts: &JudgeOptions,
 ) -> Result<Verdict, ExecError> {
-    batch.set_limits(&opts.limits);
+    judge_with(batch, source, task, opts, |_| opts.limits)
+}
+
+/// [`judge`] with the limits of each case (by its index) from `limits_of`.
+pub fn judge_with(
+    batch: &mut Batch<'_>,
+    source: &str,
+    task: &TaskCases,
+    opts: &JudgeOptions,
+    limits_of: impl Fn(usize) -> Limits,
+) -> Result<Verdict, ExecError> {
     let total = task.cases.len() as i32;
     let mut per_case = Vec::with_capacity(task.cases.len());
     let mut behaviours = Vec::with_capacity(task.cases.len());
+    let mut case_seconds = Vec::with_capacity(task.cases.len());
     let mut first_failure: Option<(CaseVerdict, String)> = None;
     let mut worst: Option<CaseVerdict> = None;
     let mut seconds = 0.0;
     let mut timeouts = 0;
     let mut isolation = Isolation::default();
-    for case in &task.cases {
+    for (i, case) in task.cases.iter().enumerate() {
         let expected = match expected_of(case) {
             Ok(e) => e,
             Err(why) => {
@@ -332,20 +418,23 @@ pub fn judge(
         if skip {
             per_case.push(CaseVerdict::Broken);
             behaviours.push("not run".into());
+            case_seconds.push(None);
             continue;
         }
         let req = case_request(source, task, case, None);
+        batch.set_limits(&limits_of(i));
         let o = match batch.run(&req) {
             Ok(o) => o,
             Err(e) if e.is_configuration() => return Err(e),
             Err(e) => return Ok(Verdict::infra(task, &e.to_string())),
         };
         isolation = o.isolation;
-        seconds += if o.seconds > 0.0 {
+        let took = if o.seconds > 0.0 {
             o.seconds
         } else {
             o.wall_seconds
         };
+        seconds += took;
         let v = judge_case(&expected, &o);
         if v == CaseVerdict::Infra {
             let why = format!(
@@ -369,6 +458,7 @@ pub fn judge(
         }
         per_case.push(v);
         behaviours.push(behaviour(&o));
+        case_seconds.push(Some(took));
     }
     let passed = per_case.iter().filter(|v| **v == CaseVerdict::Pass).count() as i32;
     let (status, fingerprint) = match worst {
@@ -385,6 +475,7 @@ pub fn judge(
         seconds,
         per_case,
         behaviour: behaviours,
+        case_seconds,
         isolation,
     })
 }

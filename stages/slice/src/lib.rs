@@ -180,6 +180,7 @@ pub fn run(args: &Args) -> anyhow::Result<StageOutcome> {
     let repo_ids = evaluate::repos_of(todo.iter().map(|w| w.first));
     let repos = execute::completion::repo_workers(dir, &repo_ids, envs.as_ref())?;
     let eval = EvalOptions {
+        time: None,
         jobs: args.jobs,
         judge: execute::tasks::JudgeOptions::default(),
         force: args.force,

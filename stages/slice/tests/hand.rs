@@ -104,6 +104,7 @@ fn hand_checked_slices() {
         }),
     );
     let eval = EvalOptions {
+        time: None,
         jobs: 1,
         judge: JudgeOptions::default(),
         force: false,
