@@ -1,7 +1,8 @@
 //! The answer cache of HTTP models: one JSON file per key under the cache folder
 //! (`<dir>/<key[..2]>/<key>.json`), where the key is a sha256 of everything that shapes
-//! the answer: the model spec, the API kind, temperature, max tokens, the sample index and
-//! the exact request body. A cached answer costs no request. Deleting the folder is safe.
+//! the answer: the model spec, the API kind, temperature, max tokens, the sample index, the
+//! seed (`--seed`, when given) and the exact request body (which holds the stop sequences
+//! and the system message too). A cached answer costs no request. Deleting the folder is safe.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,20 +19,31 @@ pub struct KeyParts<'a> {
     pub temperature: f64,
     pub max_tokens: u32,
     pub sample: u32,
+    /// The seed sent (`None`: none; then the key is what it was before `--seed` existed).
+    pub seed: Option<u64>,
     pub body: &'a str,
 }
 
 /// The cache key: sha256 hex of the length-prefixed parts (and a format tag).
 pub fn key(p: &KeyParts<'_>) -> String {
-    hex::encode(hash_parts(&[
+    let temperature = p.temperature.to_bits().to_le_bytes();
+    let max_tokens = p.max_tokens.to_le_bytes();
+    let sample = p.sample.to_le_bytes();
+    let seed = p.seed.map(u64::to_le_bytes);
+    let mut parts: Vec<&[u8]> = vec![
         b"freshbench-solve-cache-1",
         p.spec.as_bytes(),
         p.api.as_bytes(),
-        &p.temperature.to_bits().to_le_bytes(),
-        &p.max_tokens.to_le_bytes(),
-        &p.sample.to_le_bytes(),
-        p.body.as_bytes(),
-    ]))
+        &temperature,
+        &max_tokens,
+        &sample,
+    ];
+    if let Some(seed) = &seed {
+        parts.push(b"seed");
+        parts.push(seed);
+    }
+    parts.push(p.body.as_bytes());
+    hex::encode(hash_parts(&parts))
 }
 
 /// One cached answer.
@@ -103,6 +115,7 @@ mod tests {
             temperature: 0.0,
             max_tokens: 1024,
             sample: 0,
+            seed: None,
             body: "{\"model\":\"m\"}",
         }
     }
@@ -135,6 +148,14 @@ mod tests {
             },
             KeyParts {
                 sample: 1,
+                ..parts()
+            },
+            KeyParts {
+                seed: Some(0),
+                ..parts()
+            },
+            KeyParts {
+                seed: Some(1),
                 ..parts()
             },
             KeyParts {

@@ -39,21 +39,46 @@ fn finish(code: &str) -> String {
     out
 }
 
-/// The text after a model's reasoning: `<think>...</think>` at the start is dropped (all of
-/// the text when it never closes), and so is everything up to a `</think>` without an
-/// opening tag (chat templates that put `<think>` into the prompt).
+/// The reasoning tags of models that think aloud: `<think>` (`DeepSeek-R1`, `Qwen3`, `QwQ` and
+/// the servers in front of them) and `<thinking>`.
+pub const THINK_TAGS: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
+
+/// The text after a model's reasoning: a `<think>...</think>` (or `<thinking>...
+/// </thinking>`) block at the start is dropped (all of the text when it never closes, see
+/// [`unclosed_think`]), and so is everything up to a closing tag without an opening one
+/// (servers and chat templates that put `<think>` into the prompt, so the text starts
+/// inside the reasoning).
 pub fn strip_think(text: &str) -> &str {
-    const OPEN: &str = "<think>";
-    const CLOSE: &str = "</think>";
+    split_think(text).0
+}
+
+/// Whether `text` is reasoning that never ends: it opens a `<think>` (or `<thinking>`)
+/// block and never closes it, as when `max_tokens` cut the answer inside it
+/// (`finish_reason` `length`). Such a text has no answer: it is answered with an empty one
+/// (an `ok` row, which then fails when executed: the model's failure, not the harness's).
+pub fn unclosed_think(text: &str) -> bool {
+    !split_think(text).1
+}
+
+/// The answer after the reasoning, and whether the reasoning (if any) was closed.
+fn split_think(text: &str) -> (&str, bool) {
     let trimmed = text.trim_start();
-    if trimmed.starts_with(OPEN) {
-        return trimmed
-            .find(CLOSE)
-            .map_or("", |i| &trimmed[i + CLOSE.len()..]);
+    for (open, close) in THINK_TAGS {
+        if let Some(rest) = trimmed.strip_prefix(open) {
+            return rest
+                .find(close)
+                .map_or(("", false), |i| (&rest[i + close.len()..], true));
+        }
     }
-    match text.find(CLOSE) {
-        Some(i) if !text[..i].contains(OPEN) => &text[i + CLOSE.len()..],
-        _ => text,
+    let first_close = THINK_TAGS
+        .iter()
+        .filter_map(|(_, close)| text.find(close).map(|i| (i, close.len())))
+        .min();
+    match first_close {
+        Some((i, len)) if !THINK_TAGS.iter().any(|(open, _)| text[..i].contains(open)) => {
+            (&text[i + len..], true)
+        }
+        _ => (text, true),
     }
 }
 
@@ -646,6 +671,30 @@ mod tests {
             ""
         );
         assert_eq!(strip_think("plain"), "plain");
+    }
+
+    #[test]
+    fn every_kind_of_reasoning_is_dropped() {
+        // `<thinking>` as well as `<think>`, after blank lines too.
+        let raw = format!("\n<thinking>\nCount words.\n</thinking>\n```python\n{SOLUTION}```");
+        assert_eq!(c(&raw), SOLUTION);
+        assert_eq!(strip_think("<think>a</think>b"), "b");
+        assert_eq!(strip_think("<thinking>a</thinking>b"), "b");
+        // A lone closing tag of either kind: the server dropped the opening one.
+        assert_eq!(strip_think("Let me see.\n</thinking>\nx = 1"), "\nx = 1");
+        assert_eq!(strip_think("hm </think> x </think> y"), " x </think> y");
+        // A tag inside the answer, after code, is the answer's.
+        assert_eq!(
+            strip_think("x = '<think>'\ny = '</think>'"),
+            "x = '<think>'\ny = '</think>'"
+        );
+        // Never closed (cut by max_tokens): no answer at all.
+        assert!(unclosed_think("<think>\nstill thinking"));
+        assert!(unclosed_think("  <thinking>\nstill"));
+        assert!(!unclosed_think("<think>done</think>x = 1"));
+        assert!(!unclosed_think("plain"));
+        assert!(!unclosed_think("done</think>x"));
+        assert_eq!(c("<thinking>\n```python\ndef word_count(t): pass\n```"), "");
     }
 
     #[test]

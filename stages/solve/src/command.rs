@@ -1,6 +1,7 @@
 //! `command:PROGRAM ARGS...`: any program that reads one task as a JSON object on stdin
 //! (`task_id`, `family`, `prompt`, `entry_point`, `sample`, `temperature`, `max_tokens`;
-//! completion tasks also `completion`: `path`, `span_kind`, `prefix`, `suffix`, `indent`
+//! with `--seed N` also `seed`, N plus the sample index, for a program that samples to
+//! make reproducible; completion tasks also `completion`: `path`, `span_kind`, `prefix`, `suffix`, `indent`
 //! and `context`, with `prompt` the file with `<MASK>` where the span is; assertion tasks
 //! also `assertion`: `path`, `form`, `kind`, `subject`, `test_source`, `masked_assertion`,
 //! `code_context` and, in the verify form, `claim`, with `prompt` the test source; never
@@ -28,6 +29,8 @@ pub struct CommandSolver {
     pub args: Vec<String>,
     pub temperature: f64,
     pub max_tokens: u32,
+    /// `--seed`: sample `s` gets `seed + s` (`None`: no `seed` member).
+    pub seed: Option<u32>,
     pub timeout: Duration,
 }
 
@@ -41,6 +44,9 @@ pub struct Input<'a> {
     pub sample: u32,
     pub temperature: f64,
     pub max_tokens: u32,
+    /// `--seed` plus the sample index (absent without `--seed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<CompletionInput<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +122,7 @@ impl CommandSolver {
             sample,
             temperature: self.temperature,
             max_tokens: self.max_tokens,
+            seed: self.seed.map(|s| u64::from(s) + u64::from(sample)),
             completion: task.completion.as_ref().map(CompletionInput::from),
             assertion: task.assertion.as_ref().map(AssertionInput::from),
         })
@@ -250,6 +257,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             temperature: 0.0,
             max_tokens: 64,
+            seed: None,
             timeout,
         }
     }
@@ -266,7 +274,16 @@ mod tests {
         assert_eq!(v["entry_point"], "f");
         assert_eq!(v["sample"], 3);
         assert_eq!(v["max_tokens"], 64);
+        assert!(v.get("seed").is_none(), "a seed without --seed");
         assert_eq!(a.prompt_hash, sha256_hex(&raw));
+        // With --seed: the seed plus the sample.
+        let seeded = CommandSolver {
+            seed: Some(100),
+            ..sh("cat", Duration::from_secs(10))
+        };
+        let a = seeded.solve(&task(), 3).unwrap();
+        let v: serde_json::Value = serde_json::from_str(a.raw.as_deref().unwrap()).unwrap();
+        assert_eq!(v["seed"], 103);
         let s = sh(
             "cat >/dev/null; printf '    return x\\n'",
             Duration::from_secs(10),
@@ -354,6 +371,7 @@ mod tests {
             args: vec![],
             temperature: 0.0,
             max_tokens: 1,
+            seed: None,
             timeout: Duration::from_secs(1),
         };
         assert!(s.solve(&task(), 0).is_err());

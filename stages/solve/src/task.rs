@@ -1,6 +1,8 @@
 //! The tasks to solve: read from the family tables (`function_tasks`, `completion_tasks`,
 //! `assertion_tasks`), filtered by status and validation, selected (`--family`, `--task`,
-//! `--limit`) and sharded (`--shard i/n`).
+//! `--tasks FILE` ([`read_ids`]), `--limit`) and sharded (`--shard i/n`). The order is
+//! task id order whatever the tables' row order, so `--limit N` takes the same N tasks on
+//! every run (task ids are content hashes).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -367,6 +369,31 @@ pub fn load(dir: &Path, sel: &Selection) -> anyhow::Result<Vec<Task>> {
     select_rows(&rows, validity.as_ref(), sel)
 }
 
+/// The task ids of a `--tasks` file: one a line, blanks around an id ignored, and so are
+/// blank lines and `#` comments (whole lines, or after an id). A file that cannot be read
+/// or lists no id is an error saying so.
+pub fn read_ids(path: &Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        anyhow::anyhow!(
+            "--tasks {}: cannot read it ({e}); give a file of task ids, one a line",
+            path.display()
+        )
+    })?;
+    let ids: Vec<String> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    if ids.is_empty() {
+        anyhow::bail!(
+            "--tasks {}: no task id in it (only blank lines and `#` comments); put one task id a line, or leave --tasks out to solve every task",
+            path.display()
+        );
+    }
+    Ok(ids)
+}
+
 /// [`load`] without the reading, for function tasks.
 pub fn select(
     rows: &[FunctionTask],
@@ -548,6 +575,48 @@ mod tests {
         assert_eq!(union, whole);
         let first = select(&rows, None, &sel(Some(Shard { index: 1, count: 3 }))).unwrap();
         assert_eq!(ids(&first), ["t0", "t3", "t6"]);
+    }
+
+    #[test]
+    fn the_limit_takes_the_first_ids_whatever_the_row_order() {
+        let ids_of = |order: &[usize]| {
+            let rows: Vec<FunctionTask> =
+                order.iter().map(|i| row(&format!("t{i}"), "ok")).collect();
+            let sel = Selection {
+                limit: Some(3),
+                ..Selection::default()
+            };
+            ids(&select(&rows, None, &sel).unwrap())
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let want = ["t0", "t1", "t2"];
+        assert_eq!(ids_of(&[0, 1, 2, 3, 4, 5]), want);
+        assert_eq!(ids_of(&[5, 3, 1, 4, 0, 2]), want);
+        assert_eq!(ids_of(&[4, 2, 0, 5, 1, 3]), want);
+    }
+
+    #[test]
+    fn task_files_list_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ids.txt");
+        std::fs::write(
+            &path,
+            "# chosen by hand\nt1\n\n  t3  # the hard one\n\r\nt2\n",
+        )
+        .unwrap();
+        assert_eq!(read_ids(&path).unwrap(), ["t1", "t3", "t2"]);
+        std::fs::write(&path, "# nothing\n\n").unwrap();
+        let e = read_ids(&path).unwrap_err().to_string();
+        assert!(e.contains("no task id") && e.contains("ids.txt"), "{e}");
+        let e = read_ids(&dir.path().join("missing.txt"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("missing.txt") && e.contains("cannot read"),
+            "{e}"
+        );
     }
 
     fn completion_row(id: &str) -> CompletionTask {

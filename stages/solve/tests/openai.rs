@@ -2,7 +2,9 @@
 //! 127.0.0.1 (a `TcpListener` speaking just enough HTTP/1.1): concurrency, retries after
 //! 429 and 500, the cache, resuming after a kill, the completions API, a refused key, and
 //! completion tasks over the chat endpoint and with fill-in-the-middle prompts, assertion
-//! tasks over both endpoints.
+//! tasks over both endpoints; what the options of the request send (seed, stop sequences,
+//! the system message), reasoning models' answers, token counts and costs, and the errors
+//! of bad options.
 
 mod common;
 
@@ -37,6 +39,24 @@ struct State {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     delay_ms: AtomicUsize,
+    /// How function tasks are answered on the chat endpoint: [`Think::None`] and the others.
+    think: AtomicUsize,
+}
+
+/// How a reasoning model answers a function task on the chat endpoint ([`State::think`]).
+#[derive(Clone, Copy)]
+#[repr(usize)]
+enum Think {
+    /// No reasoning.
+    None = 0,
+    /// A `<think>` block before the answer ([`thinking_answer`]).
+    Block = 1,
+    /// Cut by `max_tokens` inside a `<think>` block that never closes ([`unfinished_answer`]).
+    Unclosed = 2,
+    /// Only a `reasoning_content` field, the content null, cut by `max_tokens`.
+    FieldOnly = 3,
+    /// The answer in `content`, the reasoning in a `reasoning` field.
+    Field = 4,
 }
 
 struct StandIn {
@@ -74,6 +94,15 @@ impl StandIn {
         self.state.requests.load(Ordering::SeqCst)
     }
 
+    fn think(&self, mode: Think) {
+        self.state.think.store(mode as usize, Ordering::SeqCst);
+    }
+
+    /// The bodies of the requests answered so far.
+    fn bodies(&self) -> Vec<serde_json::Value> {
+        self.state.bodies.lock().unwrap().clone()
+    }
+
     fn served(&self) -> Vec<String> {
         let mut s = self.state.served.lock().unwrap().clone();
         s.sort();
@@ -99,6 +128,24 @@ fn chat_answer(f: &Fixture) -> String {
     format!(
         "Here is `{}`:\n\n```python\n{code}```\n\nIt works.",
         f.entry
+    )
+}
+
+/// What a reasoning model says: its thoughts in a `<think>` block, then [`chat_answer`].
+fn thinking_answer(f: &Fixture) -> String {
+    format!(
+        "<think>\nThe docstring says what `{}` does; a fence holds ```python\ndef {}(): pass\n``` but that is a draft.\n</think>\n\n{}",
+        f.entry,
+        f.entry,
+        chat_answer(f)
+    )
+}
+
+/// What a reasoning model says when `max_tokens` cut it before its thoughts ended.
+fn unfinished_answer(f: &Fixture) -> String {
+    format!(
+        "<think>\nFirst a draft:\n```python\n{}```\nNow check it",
+        f.canonical()
     )
 }
 
@@ -144,6 +191,44 @@ fn assertion_answer(text: &str, chat: bool) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// A reasoning model's reply to a function task ([`Think`]): 42 prompt tokens, and
+/// completion tokens that count the reasoning (`completion_tokens_details` says how many).
+fn reasoning_reply(f: &Fixture, think: usize) -> serde_json::Value {
+    let usage = |out: i64, reasoning: i64| {
+        serde_json::json!({"prompt_tokens": 42, "completion_tokens": out,
+            "total_tokens": 42 + out,
+            "completion_tokens_details": {"reasoning_tokens": reasoning}})
+    };
+    let (message, finish, usage) = match think {
+        t if t == Think::Block as usize => (
+            serde_json::json!({"role": "assistant", "content": thinking_answer(f)}),
+            "stop",
+            usage(30, 23),
+        ),
+        t if t == Think::Unclosed as usize => (
+            serde_json::json!({"role": "assistant", "content": unfinished_answer(f)}),
+            "length",
+            usage(64, 64),
+        ),
+        t if t == Think::FieldOnly as usize => (
+            serde_json::json!({"role": "assistant", "content": null,
+                "reasoning_content": format!("```python\n{}```", f.canonical())}),
+            "length",
+            usage(64, 64),
+        ),
+        _ => (
+            serde_json::json!({"role": "assistant", "content": chat_answer(f),
+                "reasoning": format!("```python\ndef {}(): pass\n```", f.entry)}),
+            "stop",
+            usage(30, 23),
+        ),
+    };
+    serde_json::json!({
+        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+        "usage": usage
+    })
 }
 
 fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
@@ -201,8 +286,11 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
         state.bodies.lock().unwrap().push(request.clone());
         // The task is the fixture whose `def NAME(` the prompt holds.
         let text = if path.ends_with("/chat/completions") {
-            request["messages"][1]["content"]
-                .as_str()
+            // The last user message (`--system ''` and `--system-role user` leave only one).
+            request["messages"]
+                .as_array()
+                .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+                .and_then(|m| m["content"].as_str())
                 .unwrap_or("")
                 .to_string()
         } else {
@@ -275,7 +363,11 @@ fn handle(stream: TcpStream, state: &State) -> std::io::Result<()> {
             ),
             Some(f) => {
                 state.served.lock().unwrap().push(f.entry.to_string());
-                let reply = if path.ends_with("/chat/completions") {
+                let think = state.think.load(Ordering::SeqCst);
+                let reply = if path.ends_with("/chat/completions") && think != Think::None as usize
+                {
+                    reasoning_reply(f, think)
+                } else if path.ends_with("/chat/completions") {
                     serde_json::json!({
                         "id": "x",
                         "object": "chat.completion",
@@ -833,4 +925,475 @@ fn assertion_tasks_over_chat_and_completions() {
             "{prompt}"
         );
     }
+}
+
+/// The answer solve makes of [`chat_answer`]: the fence's code, `word_count`'s imports put
+/// back.
+fn chat_cleaned(f: &Fixture) -> String {
+    if f.entry == "word_count" {
+        format!("{}\n{}", f.imports, f.function())
+    } else {
+        f.canonical()
+    }
+}
+
+/// `solve --run RUN --model SPEC` and more arguments.
+fn run_args(run: &str, spec: &str, extra: &[&str]) -> Vec<String> {
+    ["--run", run, "--model", spec]
+        .iter()
+        .chain(extra)
+        .map(|s| (*s).to_string())
+        .collect()
+}
+
+fn solve_with(dir: &std::path::Path, args: &[String]) -> std::process::Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    solve(dir, &args)
+}
+
+/// The user message of a chat body (the last message of role `user`).
+fn user_of(body: &serde_json::Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn seeds_stops_and_the_system_message_are_sent() {
+    let server = StandIn::start(0);
+    let dir = dataset(true);
+    let cache = dir.path().join("cache");
+    let spec = server.spec();
+    let cache_args = ["--cache-dir", cache.to_str().unwrap(), "--limit", "2"];
+    let new_bodies = |since: &mut usize| {
+        let all = server.bodies();
+        let fresh = all[*since..].to_vec();
+        *since = all.len();
+        fresh
+    };
+    let mut seen = 0;
+
+    // No option: no seed, no stop, the family's system message first.
+    let out = solve_with(dir.path(), &run_args("plain", &spec, &cache_args));
+    assert_code(&out, 0);
+    let ids: Vec<String> = candidates(dir.path(), "plain")
+        .into_iter()
+        .map(|c| c.task_id)
+        .collect();
+    assert_eq!(ids, ["t01", "t02"], "--limit 2 takes the first task ids");
+    for b in new_bodies(&mut seen) {
+        assert!(b.get("seed").is_none() && b.get("stop").is_none(), "{b}");
+        assert_eq!(b["messages"][0]["role"], "system");
+        assert_eq!(b["messages"][0]["content"], solve::prompt::function::SYSTEM);
+        assert_eq!(b["messages"].as_array().unwrap().len(), 2);
+    }
+
+    // A seed per sample, the stops and the system text given.
+    let given = [
+        &cache_args[..],
+        &[
+            "--samples",
+            "2",
+            "--seed",
+            "40",
+            "--stop",
+            "\nEND",
+            "--stop",
+            "###",
+            "--system",
+            "Answer in Python.",
+        ],
+    ]
+    .concat();
+    let out = solve_with(dir.path(), &run_args("given", &spec, &given));
+    assert_code(&out, 0);
+    let bodies = new_bodies(&mut seen);
+    assert_eq!(bodies.len(), 4, "two tasks, two samples");
+    let mut seeds: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for b in &bodies {
+        assert_eq!(b["stop"], serde_json::json!(["\nEND", "###"]));
+        assert_eq!(
+            b["messages"][0],
+            serde_json::json!({"role": "system", "content": "Answer in Python."})
+        );
+        seeds
+            .entry(user_of(b))
+            .or_default()
+            .push(b["seed"].as_i64().unwrap());
+    }
+    assert_eq!(seeds.len(), 2);
+    for s in seeds.values_mut() {
+        s.sort_unstable();
+        assert_eq!(s, &[40, 41], "seed N + sample");
+    }
+    assert!(candidates(dir.path(), "given")
+        .iter()
+        .all(|c| c.status == "ok".parse().unwrap()));
+    // The same options again: every row kept. Another seed: asked again (not from the
+    // cache, whose key holds the seed).
+    let out = solve_with(dir.path(), &run_args("given", &spec, &given));
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).contains("4 kept from an earlier run, 0 from the cache, 0 asked"),
+        "{}",
+        stdout(&out)
+    );
+    let reseeded: Vec<String> = given
+        .iter()
+        .map(|a| if *a == "40" { "50" } else { a })
+        .map(str::to_string)
+        .collect();
+    let out = solve_with(
+        dir.path(),
+        &run_args(
+            "given",
+            &spec,
+            &reseeded.iter().map(String::as_str).collect::<Vec<_>>(),
+        ),
+    );
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).contains("0 kept from an earlier run, 0 from the cache, 4 asked"),
+        "{}",
+        stdout(&out)
+    );
+    let mut s: Vec<i64> = new_bodies(&mut seen)
+        .iter()
+        .map(|b| b["seed"].as_i64().unwrap())
+        .collect();
+    s.sort_unstable();
+    assert_eq!(s, [50, 50, 51, 51]);
+
+    // `--system ''`: no system message at all.
+    let out = solve_with(
+        dir.path(),
+        &run_args(
+            "bare",
+            &spec,
+            &[&cache_args[..], &["--system", ""]].concat(),
+        ),
+    );
+    assert_code(&out, 0);
+    for b in new_bodies(&mut seen) {
+        let m = b["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1, "{b}");
+        assert_eq!(m[0]["role"], "user");
+        assert!(m[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Implement the Python function"));
+    }
+
+    // `--system @FILE --system-role user`: the file's text opens the user message.
+    let file = dir.path().join("system.txt");
+    std::fs::write(&file, "You only write Python.\n").unwrap();
+    let at = format!("@{}", file.display());
+    let out = solve_with(
+        dir.path(),
+        &run_args(
+            "in-user",
+            &spec,
+            &[&cache_args[..], &["--system", &at, "--system-role", "user"]].concat(),
+        ),
+    );
+    assert_code(&out, 0);
+    for b in new_bodies(&mut seen) {
+        let m = b["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1, "{b}");
+        assert_eq!(m[0]["role"], "user");
+        assert!(
+            m[0]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("You only write Python.\n\nImplement the Python function"),
+            "{b}"
+        );
+    }
+    assert!(candidates(dir.path(), "in-user")
+        .iter()
+        .all(|c| c.answer.as_deref() == Some(chat_cleaned(Fixture::by_id(&c.task_id)).as_str())));
+
+    // The completions endpoint: the family's stops, replaced by --stop, none with --no-stop.
+    let comp = [&cache_args[..], &["--api", "completions"]].concat();
+    let out = solve_with(dir.path(), &run_args("comp", &spec, &comp));
+    assert_code(&out, 0);
+    for b in new_bodies(&mut seen) {
+        assert_eq!(
+            b["stop"],
+            serde_json::json!(solve::prompt::function::COMPLETION_STOP)
+        );
+        assert!(b.get("seed").is_none());
+    }
+    let out = solve_with(
+        dir.path(),
+        &run_args(
+            "comp-stop",
+            &spec,
+            &[&comp[..], &["--stop", "\n\n\n", "--seed", "7"]].concat(),
+        ),
+    );
+    assert_code(&out, 0);
+    for b in new_bodies(&mut seen) {
+        assert_eq!(b["stop"], serde_json::json!(["\n\n\n"]));
+        assert_eq!(b["seed"], 7, "sample 0 gets the seed itself");
+    }
+    let out = solve_with(
+        dir.path(),
+        &run_args("comp-none", &spec, &[&comp[..], &["--no-stop"]].concat()),
+    );
+    assert_code(&out, 0);
+    let bodies = new_bodies(&mut seen);
+    assert_eq!(bodies.len(), 2);
+    for b in bodies {
+        assert!(b.get("stop").is_none(), "{b}");
+    }
+}
+
+#[test]
+fn reasoning_is_stripped_from_answers_and_kept_in_raw() {
+    let server = StandIn::start(0);
+    let dir = dataset(true);
+    let spec = server.spec();
+    let ask = |run: &str, think: Think| {
+        server.think(think);
+        let out = solve_with(
+            dir.path(),
+            &run_args(run, &spec, &["--no-cache", "--limit", "3"]),
+        );
+        assert_code(&out, 0);
+        let rows = candidates(dir.path(), run);
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|c| c.status == "ok".parse().unwrap()));
+        rows
+    };
+    // A `<think>` block (holding a fenced draft) before the answer: dropped from the answer,
+    // kept in raw; completion tokens count the reasoning.
+    for c in ask("block", Think::Block) {
+        let f = Fixture::by_id(&c.task_id);
+        assert_eq!(c.answer.as_deref(), Some(chat_cleaned(f).as_str()));
+        assert_eq!(c.raw.as_deref(), Some(thinking_answer(f).as_str()));
+        assert_eq!((c.tokens_in, c.tokens_out), (Some(42), Some(30)));
+    }
+    // Reasoning in a field of its own is never the answer, nor in raw.
+    for c in ask("field", Think::Field) {
+        let f = Fixture::by_id(&c.task_id);
+        assert_eq!(c.answer.as_deref(), Some(chat_cleaned(f).as_str()));
+        assert_eq!(c.raw.as_deref(), Some(chat_answer(f).as_str()));
+        assert_eq!(c.tokens_out, Some(30));
+    }
+    // Cut inside reasoning that never closes: an empty answer in an ok row (it fails when
+    // executed), though the reasoning holds the reference in a fence.
+    for c in ask("cut", Think::Unclosed) {
+        let f = Fixture::by_id(&c.task_id);
+        assert_eq!(c.answer.as_deref(), Some(""));
+        assert_eq!(c.raw.as_deref(), Some(unfinished_answer(f).as_str()));
+        assert_eq!(c.tokens_out, Some(64));
+    }
+    for c in ask("only-field", Think::FieldOnly) {
+        assert_eq!(c.answer.as_deref(), Some(""));
+        assert_eq!(c.raw.as_deref(), Some(""));
+        assert_eq!(c.tokens_out, Some(64));
+    }
+}
+
+#[test]
+fn costs_come_from_the_prices_and_the_summary_totals_them() {
+    let server = StandIn::start(0);
+    let dir = dataset(true);
+    let cache = dir.path().join("cache");
+    let spec = server.spec();
+    let n = solvable().len();
+    let cached = ["--cache-dir", cache.to_str().unwrap()];
+    let flat = [&cached[..], &["--price-in", "0.2", "--price-out", "0.6"]].concat();
+    let each = (42.0 * 0.2 + 7.0 * 0.6) / 1e6;
+    let costs_are = |run: &str, want: f64| {
+        let rows = candidates(dir.path(), run);
+        assert_eq!(rows.len(), n);
+        for c in rows {
+            let cost = c.cost.unwrap_or(f64::NAN);
+            assert!((cost - want).abs() < 1e-15, "{cost} != {want}: {c:?}");
+        }
+    };
+    let totals = |cost: f64| format!("; {} tokens in, {} out, cost {cost:.6}", 42 * n, 7 * n);
+
+    let out = solve_with(dir.path(), &run_args("p", &spec, &flat));
+    assert_code(&out, 0);
+    assert_eq!(server.requests(), n);
+    costs_are("p", each);
+    assert!(
+        stdout(&out).contains(&totals(each * n as f64)),
+        "{}",
+        stdout(&out)
+    );
+
+    // Other prices, from a file: nothing asked again, every kept row repriced.
+    let prices = dir.path().join("prices.toml");
+    std::fs::write(
+        &prices,
+        "# per million tokens\n[\"stand-in-coder\"]\nin = 1\nout = 2.0\n\n[\"qwen2.5-coder\"]\nin = 0.2\nout = 0.6\n",
+    )
+    .unwrap();
+    let from_file = [&cached[..], &["--prices", prices.to_str().unwrap()]].concat();
+    let out = solve_with(dir.path(), &run_args("p", &spec, &from_file));
+    assert_code(&out, 0);
+    assert_eq!(server.requests(), n, "other prices asked again");
+    assert!(
+        stdout(&out).contains(&format!("{n} kept from an earlier run")),
+        "{}",
+        stdout(&out)
+    );
+    let each_file = (42.0 + 7.0 * 2.0) / 1e6;
+    costs_are("p", each_file);
+    assert!(stdout(&out).contains(&totals(each_file * n as f64)));
+
+    // Cached answers cost what producing them did.
+    let out = solve_with(
+        dir.path(),
+        &run_args("p", &spec, &[&flat[..], &["--force"]].concat()),
+    );
+    assert_code(&out, 0);
+    assert_eq!(server.requests(), n);
+    assert!(stdout(&out).contains(&format!("{n} from the cache")));
+    costs_are("p", each);
+
+    // Without prices there is no cost, and the summary says how to give one.
+    let out = solve_with(dir.path(), &run_args("free", &spec, &cached));
+    assert_code(&out, 0);
+    assert!(candidates(dir.path(), "free")
+        .iter()
+        .all(|c| c.cost.is_none() && c.tokens_in == Some(42)));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{} tokens in, {} out, cost unknown (give --price-in and --price-out, or --prices)",
+            42 * n,
+            7 * n
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // Reference solvers cost nothing.
+    let out = solve(dir.path(), &["--run", "o", "--model", "oracle"]);
+    assert_code(&out, 0);
+    costs_are("o", 0.0);
+    assert!(
+        stdout(&out).contains("no token counts, cost 0.000000"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn bad_options_exit_2_saying_what_to_change() {
+    let server = StandIn::start(0);
+    let dir = dataset(true);
+    let spec = server.spec();
+    let bad_toml = dir.path().join("bad.toml");
+    std::fs::write(&bad_toml, "[\"stand-in-coder\"]\nin = 0.2\nout =\n").unwrap();
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, "[\"qwen2.5-coder\"]\nin = 0.2\nout = 0.6\n").unwrap();
+    let no_file = dir.path().join("no-such-ids.txt");
+    let (bad_toml, other, no_file) = (
+        bad_toml.to_str().unwrap(),
+        other.to_str().unwrap(),
+        no_file.to_str().unwrap(),
+    );
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec![
+                "--stop", "a", "--stop", "b", "--stop", "c", "--stop", "d", "--stop", "e",
+            ],
+            vec!["--stop given 5 times", "at most 4", "give at most 4 --stop"],
+        ),
+        (
+            vec!["--prices", bad_toml],
+            vec![bad_toml, "not a price table", "line 3", "in = 0.2"],
+        ),
+        (
+            vec!["--prices", other],
+            vec![
+                other,
+                "no prices for model `stand-in-coder`",
+                "qwen2.5-coder",
+                "[\"stand-in-coder\"]",
+            ],
+        ),
+        (
+            vec!["--tasks", no_file],
+            vec!["--tasks", no_file, "cannot read", "one a line"],
+        ),
+        (
+            vec!["--system", "@/nonexistent/system.txt"],
+            vec!["--system @/nonexistent/system.txt", "cannot read"],
+        ),
+        (vec!["--price-in", "0.2"], vec!["--price-out"]),
+        (
+            vec!["--price-in=-1", "--price-out", "1"],
+            vec!["give a number >= 0"],
+        ),
+        (vec!["--stop", "x", "--no-stop"], vec!["--no-stop"]),
+    ];
+    for (extra, says) in cases {
+        let out = solve_with(dir.path(), &run_args("bad", &spec, &extra));
+        assert_code(&out, 2);
+        let err = stderr(&out);
+        for s in says {
+            assert!(err.contains(s), "{extra:?}: {s:?} not in {err}");
+        }
+    }
+    assert_eq!(server.requests(), 0, "a bad option still asked the model");
+}
+
+#[test]
+fn a_tasks_file_selects_tasks() {
+    let server = StandIn::start(0);
+    let dir = dataset(true);
+    let spec = server.spec();
+    let ids = dir.path().join("ids.txt");
+    std::fs::write(&ids, "# the branchy ones\nt05\n\n  t02  # clamp\n").unwrap();
+    let out = solve_with(
+        dir.path(),
+        &run_args(
+            "some",
+            &spec,
+            &[
+                "--no-cache",
+                "--tasks",
+                ids.to_str().unwrap(),
+                "--task",
+                "t01",
+            ],
+        ),
+    );
+    assert_code(&out, 0);
+    assert_eq!(server.served(), ["add", "clamp", "fizzbuzz"]);
+    let got: Vec<String> = candidates(dir.path(), "some")
+        .into_iter()
+        .map(|c| c.task_id)
+        .collect();
+    assert_eq!(got, ["t01", "t02", "t05"]);
+}
+
+#[test]
+fn the_help_shows_the_defaults_it_replaces() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_solve"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_code(&out, 0);
+    let help = stdout(&out);
+    for default in [
+        solve::prompt::function::SYSTEM,
+        solve::prompt::completion::SYSTEM,
+        solve::prompt::assertion::SYSTEM,
+    ] {
+        // Wrapped over lines: compare the words.
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words(&help).contains(&words(default)), "{default}");
+    }
+    assert!(help.contains(r#"function tasks: "\ndef ", "\nclass ", "\nif __name__", "\nprint(""#));
+    assert!(help.contains(r#"qwen: "<|endoftext|>""#), "{help}");
 }

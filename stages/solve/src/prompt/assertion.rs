@@ -646,6 +646,7 @@ mod tests {
             api: Api::Completions,
             fim: Some(fim.clone()),
             budget: 6000,
+            ..Options::chat()
         };
         let Prompt::Completion { prompt, stop } = build(&value_task(), &opts).unwrap() else {
             panic!()
@@ -870,6 +871,7 @@ mod tests {
             api: Api::Completions,
             fim: Some(Preset::Starcoder.fim()),
             budget: 6000,
+            ..Options::chat()
         };
         assert_eq!(answer(&t, &fim, "5<file_sep>tests/x.py"), "5");
         let plain = Options {

@@ -353,6 +353,7 @@ mod tests {
             api: Api::Completions,
             fim: Some(fim.clone()),
             budget: 6000,
+            ..Options::chat()
         };
         match build(t, &opts).unwrap() {
             Prompt::Completion { prompt, stop } => {
@@ -510,6 +511,7 @@ mod tests {
             api: Api::Completions,
             fim: None,
             budget: 100,
+            ..Options::chat()
         };
         assert!(build(&task(), &opts)
             .unwrap_err()
