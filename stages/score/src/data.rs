@@ -1,14 +1,16 @@
 //! Reading the tables: the valid tasks of the dataset with their groups, and each run's
-//! samples per task.
+//! samples per task: their outcomes, each sample's answer and verdict (for the task pages,
+//! [`crate::pages`]) and what the answers cost ([`run_cost`]); and, for the task pages,
+//! each task's prompt and reference ([`load_task_texts`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use schemas::{
-    AssertionForm, AssertionTask, Candidate, CompletionTask, ExecStatus, Execution, Family,
-    Fingerprint, FunctionClass, FunctionTask, Repo, Slice, SliceStatus, SpanKind, Table, Timestamp,
-    Validation,
+    AnswerStatus, AssertionForm, AssertionTask, Candidate, CompletionTask, ExecStatus, Execution,
+    Family, Fingerprint, FunctionClass, FunctionTask, Repo, Slice, SliceStatus, SpanKind, Table,
+    Timestamp, Validation,
 };
 
 use crate::difficulty::{self, Figure};
@@ -176,6 +178,124 @@ pub struct RunData {
     pub statuses: BTreeMap<String, usize>,
     /// Failed samples per fingerprint (`none` when a failure has none), over the scored samples.
     pub fingerprints: BTreeMap<String, usize>,
+    /// Every sample of each valid task, by task id and in sample order: the answer and its
+    /// verdict (for the task pages).
+    pub samples: BTreeMap<String, Vec<SampleRecord>>,
+    /// What the run's answers took ([`run_cost`]).
+    pub spend: Spend,
+}
+
+/// One sample of a valid task in a run: the model's answer and how it was judged. The
+/// execution row is the one that counts (the first of a repeated sample); a candidate
+/// without an execution has no status, an execution without a candidate no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleRecord {
+    pub sample: i32,
+    /// The cleaned answer (`candidates.answer`).
+    pub answer: Option<String>,
+    /// Why the model could not be asked (`candidates.error` of an answer of status `error`).
+    pub error: Option<String>,
+    /// The execution's status; `None` when the sample was not executed.
+    pub status: Option<ExecStatus>,
+    pub fingerprint: Option<Fingerprint>,
+    /// The first failure's message (`executions.detail`).
+    pub detail: Option<String>,
+    /// Cases (or tests) passed and run.
+    pub cases: (i32, i32),
+}
+
+impl SampleRecord {
+    /// A scored sample that did not pass (executed, status neither `pass` nor `infra`).
+    pub fn failed(&self) -> bool {
+        self.status
+            .is_some_and(|s| s != ExecStatus::Pass && !s.is_infra())
+    }
+}
+
+/// What a run's answers took, summed over its candidates of valid tasks (one row per task
+/// and sample, the first; answers to tasks that are not valid are not counted, so that the
+/// cost per solved task is over the tasks scored).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spend {
+    /// Answers counted.
+    pub answers: usize,
+    /// Prompt tokens of the answers that report them; `None` when none does.
+    pub tokens_in: Option<i64>,
+    /// Completion tokens of the answers that report them; `None` when none does.
+    pub tokens_out: Option<i64>,
+    /// The cost of the answers that have one (`candidates.cost`, in the price table's
+    /// currency); `None` when none has.
+    pub cost: Option<f64>,
+    /// Answers with a cost: fewer than `answers` makes `cost` a lower bound.
+    pub priced: usize,
+}
+
+impl Spend {
+    /// Sums the candidates of valid tasks, each (task, sample) once.
+    fn of<'a>(
+        candidates: impl IntoIterator<Item = &'a Candidate>,
+        valid: &BTreeSet<&str>,
+    ) -> Spend {
+        let add = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (a, b) => a.or(b),
+        };
+        let mut seen: BTreeSet<(&str, i32)> = BTreeSet::new();
+        let mut out = Spend::default();
+        for c in candidates {
+            if !valid.contains(c.task_id.as_str()) || !seen.insert((c.task_id.as_str(), c.sample)) {
+                continue;
+            }
+            out.answers += 1;
+            out.tokens_in = add(out.tokens_in, c.tokens_in);
+            out.tokens_out = add(out.tokens_out, c.tokens_out);
+            if let Some(cost) = c.cost {
+                out.cost = Some(out.cost.unwrap_or(0.0) + cost);
+                out.priced += 1;
+            }
+        }
+        out
+    }
+}
+
+/// A run's tokens and cost, and its cost per solved task: what `results.json` and the
+/// report's summary show ([`run_cost`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunCost {
+    /// Prompt tokens, summed over the answers that report them; `None` when none does.
+    pub tokens_in: Option<i64>,
+    /// Completion tokens, likewise.
+    pub tokens_out: Option<i64>,
+    /// Total cost in the price table's currency over the answers that have one; `None`
+    /// when none has (no price given, or no token counts reported).
+    pub cost: Option<f64>,
+    /// Answers counted (candidates of valid tasks, one per task and sample).
+    pub answers: usize,
+    /// Of them, with a cost; fewer than `answers` makes `cost` a lower bound.
+    pub priced: usize,
+    /// Valid tasks with at least one passing sample.
+    pub solved_tasks: usize,
+    /// `cost / solved_tasks`; `None` when the cost is unknown or no task was solved.
+    pub cost_per_solved: Option<f64>,
+}
+
+/// The tokens, cost and cost per solved task of a run: sums over its answers to valid
+/// tasks ([`Spend`]), and the tasks with at least one passing sample.
+pub fn run_cost(run: &RunData) -> RunCost {
+    let s = run.spend;
+    let solved_tasks = run.outcomes.values().filter(|o| o.c > 0).count();
+    RunCost {
+        tokens_in: s.tokens_in,
+        tokens_out: s.tokens_out,
+        cost: s.cost,
+        answers: s.answers,
+        priced: s.priced,
+        solved_tasks,
+        cost_per_solved: s
+            .cost
+            .filter(|_| solved_tasks > 0)
+            .map(|c| c / solved_tasks as f64),
+    }
 }
 
 /// A run's folder: `DIR/runs/NAME`.
@@ -529,6 +649,7 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
     let mut fingerprints: BTreeMap<String, usize> = BTreeMap::new();
     let (mut ignored, mut duplicates, mut infra) = (0, 0, 0);
+    let mut kept: Vec<&Execution> = Vec::new();
     for e in &executions {
         if e.run != name {
             tracing::warn!(run = name, found = %e.run, task = %e.task_id, "an execution row names another run; counted for this run's folder");
@@ -541,6 +662,7 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
             duplicates += 1;
             continue;
         }
+        kept.push(e);
         *statuses.entry(e.status.as_str().to_string()).or_default() += 1;
         if e.status.is_infra() {
             // The harness failed, not the model: neither passed nor failed.
@@ -615,6 +737,7 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
             "samples the harness could not judge (infra) are not scored; rerun `execute --run {name}` to judge them"
         );
     }
+    let cands = candidates.as_deref().unwrap_or_default();
     Ok(RunData {
         name: name.to_string(),
         model,
@@ -626,7 +749,179 @@ pub fn load_run(dir: &Path, name: &str, dataset: &Dataset) -> anyhow::Result<Run
         infra_samples: infra,
         statuses,
         fingerprints,
+        samples: samples_of(&kept, cands, &valid),
+        spend: Spend::of(cands, &valid),
     })
+}
+
+/// Every sample of each valid task: the executions that count (`kept`: valid, the first of
+/// a repeated sample) joined with the first candidate row of the same task and sample.
+fn samples_of(
+    kept: &[&Execution],
+    candidates: &[Candidate],
+    valid: &BTreeSet<&str>,
+) -> BTreeMap<String, Vec<SampleRecord>> {
+    let mut by: BTreeMap<(&str, i32), SampleRecord> = BTreeMap::new();
+    for c in candidates {
+        if !valid.contains(c.task_id.as_str()) {
+            continue;
+        }
+        by.entry((c.task_id.as_str(), c.sample))
+            .or_insert_with(|| SampleRecord {
+                sample: c.sample,
+                answer: c.answer.clone(),
+                error: (c.status == AnswerStatus::Error)
+                    .then(|| c.error.clone().unwrap_or_else(|| "no answer".into())),
+                status: None,
+                fingerprint: None,
+                detail: None,
+                cases: (0, 0),
+            });
+    }
+    for e in kept {
+        let r = by
+            .entry((e.task_id.as_str(), e.sample))
+            .or_insert_with(|| SampleRecord {
+                sample: e.sample,
+                answer: None,
+                error: None,
+                status: None,
+                fingerprint: None,
+                detail: None,
+                cases: (0, 0),
+            });
+        r.status = Some(e.status);
+        r.fingerprint = e.fingerprint;
+        r.detail.clone_from(&e.detail);
+        r.cases = (e.cases_passed, e.cases_total);
+    }
+    let mut out: BTreeMap<String, Vec<SampleRecord>> = BTreeMap::new();
+    for ((task, _), r) in by {
+        out.entry(task.to_string()).or_default().push(r);
+    }
+    out
+}
+
+/// What a task page shows of a task: what the model was shown and the reference answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskText {
+    /// The prompt: a function task's `prompt` (imports, signature, docstring); the text
+    /// before the mask of a completion task; an assertion task's `test_source` (the test with
+    /// its assertion masked).
+    pub prompt: String,
+    /// Completion tasks: the mask and the text after it.
+    pub masked: Option<Masked>,
+    /// The reference answer: a function task's `canonical_solution`, a completion task's
+    /// masked text (`reference`), an assertion task's recorded `answer`.
+    pub reference: String,
+    /// What the reference is: `reference solution`, `masked text`, `recorded answer`.
+    pub reference_label: &'static str,
+    /// Facts of the task, as `(name, value)`: the entry point, the file and lines, the form,
+    /// the claim, the mutation.
+    pub facts: Vec<(&'static str, String)>,
+}
+
+/// The mask of a completion task: what it stands for, and the text after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Masked {
+    /// The span's syntax level (`expression`, `statement`, ...).
+    pub kind: String,
+    /// The text after the mask (`suffix`).
+    pub suffix: String,
+}
+
+fn function_text(t: &FunctionTask) -> TaskText {
+    TaskText {
+        prompt: t.prompt.clone(),
+        masked: None,
+        reference: t.canonical_solution.clone(),
+        reference_label: "reference solution",
+        facts: vec![
+            ("entry point", t.entry_point.clone()),
+            ("class", t.class.as_str().to_string()),
+        ],
+    }
+}
+
+fn completion_text(t: &CompletionTask) -> TaskText {
+    TaskText {
+        prompt: t.prefix.clone(),
+        masked: Some(Masked {
+            kind: t.span_kind.as_str().to_string(),
+            suffix: t.suffix.clone(),
+        }),
+        reference: t.reference.clone(),
+        reference_label: "masked text",
+        facts: vec![
+            ("file", t.path.clone()),
+            (
+                "masked lines",
+                if t.start_line == t.end_line {
+                    t.start_line.to_string()
+                } else {
+                    format!("{}–{}", t.start_line, t.end_line)
+                },
+            ),
+            ("level", t.span_kind.as_str().to_string()),
+        ],
+    }
+}
+
+fn assertion_text(t: &AssertionTask) -> TaskText {
+    let mut facts = vec![
+        ("test", t.test_node_id.clone()),
+        ("line", t.line.to_string()),
+        ("form", t.form.as_str().to_string()),
+        ("subject", t.subject.clone()),
+        ("masked assertion", t.masked_assertion.clone()),
+    ];
+    if let Some(claim) = &t.claim {
+        facts.push(("claim", claim.clone()));
+    }
+    facts.push((
+        "program",
+        t.mutation
+            .as_ref()
+            .map_or_else(|| "original".to_string(), |m| format!("mutated: {m}")),
+    ));
+    TaskText {
+        prompt: t.test_source.clone(),
+        masked: None,
+        reference: t.answer.clone(),
+        reference_label: "recorded answer",
+        facts,
+    }
+}
+
+/// The prompt and reference of the tasks `ids`, from the task tables of `dir` that exist
+/// (`function_tasks`, `completion_tasks`, `assertion_tasks`); a task in none is left out.
+pub fn load_task_texts(
+    dir: &Path,
+    ids: &BTreeSet<&str>,
+) -> anyhow::Result<BTreeMap<String, TaskText>> {
+    let mut out = BTreeMap::new();
+    if schemas::table_exists::<FunctionTask>(dir) {
+        let tasks: Vec<FunctionTask> =
+            schemas::read_table(dir).context("reading the function tasks (their prompts)")?;
+        for t in tasks.iter().filter(|t| ids.contains(t.task_id.as_str())) {
+            out.insert(t.task_id.clone(), function_text(t));
+        }
+    }
+    if schemas::table_exists::<CompletionTask>(dir) {
+        let tasks: Vec<CompletionTask> =
+            schemas::read_table(dir).context("reading the completion tasks (their text)")?;
+        for t in tasks.iter().filter(|t| ids.contains(t.task_id.as_str())) {
+            out.insert(t.task_id.clone(), completion_text(t));
+        }
+    }
+    if schemas::table_exists::<AssertionTask>(dir) {
+        let tasks: Vec<AssertionTask> =
+            schemas::read_table(dir).context("reading the assertion tasks (their tests)")?;
+        for t in tasks.iter().filter(|t| ids.contains(t.task_id.as_str())) {
+            out.insert(t.task_id.clone(), assertion_text(t));
+        }
+    }
+    Ok(out)
 }
 
 /// A run with the given (task, samples, correct) outcomes and nothing else, for tests.
@@ -646,6 +941,8 @@ pub fn test_run(name: &str, model: &str, outcomes: &[(&str, u32, u32)]) -> RunDa
         infra_samples: 0,
         statuses: BTreeMap::new(),
         fingerprints: BTreeMap::new(),
+        samples: BTreeMap::new(),
+        spend: Spend::default(),
     }
 }
 
@@ -752,6 +1049,134 @@ mod tests {
         assert!(!buckets[0].contains("proxy") && !buckets[1].contains("proxy"));
         assert!(buckets[2].ends_with("(proxy)"), "{buckets:?}");
         assert_eq!(buckets[3], "unknown");
+    }
+
+    fn candidate(task: &str, sample: i32, tokens: Option<i64>, cost: Option<f64>) -> Candidate {
+        Candidate {
+            run: "r".into(),
+            task_id: task.into(),
+            family: Family::Function,
+            sample,
+            model: "m".into(),
+            prompt_hash: "h".into(),
+            answer: Some(format!("answer {task} {sample}")),
+            raw: None,
+            status: AnswerStatus::Ok,
+            error: None,
+            tokens_in: tokens,
+            tokens_out: tokens.map(|t| t / 10),
+            latency_ms: 1.0,
+            cost,
+            input_hash: "h".into(),
+        }
+    }
+
+    #[test]
+    fn the_cost_of_a_run_and_per_solved_task() {
+        let valid: BTreeSet<&str> = ["a", "b", "c"].into_iter().collect();
+        let cands = vec![
+            candidate("a", 0, Some(100), Some(0.5)),
+            candidate("a", 1, Some(300), Some(0.25)),
+            // A repeated row counts once; an invalid task's not at all.
+            candidate("a", 1, Some(300), Some(0.25)),
+            candidate("x", 0, Some(1000), Some(9.0)),
+            // No token counts and no price.
+            candidate("b", 0, None, None),
+            candidate("c", 0, Some(50), Some(0.25)),
+        ];
+        let spend = Spend::of(&cands, &valid);
+        assert_eq!(
+            spend,
+            Spend {
+                answers: 4,
+                tokens_in: Some(450),
+                tokens_out: Some(45),
+                cost: Some(1.0),
+                priced: 3,
+            }
+        );
+        let mut run = test_run("r", "m", &[("a", 2, 1), ("b", 1, 0), ("c", 1, 1)]);
+        run.spend = spend;
+        let c = run_cost(&run);
+        assert_eq!(
+            (c.solved_tasks, c.cost, c.priced, c.answers),
+            (2, Some(1.0), 3, 4)
+        );
+        assert_eq!(c.cost_per_solved, Some(0.5));
+        // Nothing solved: no cost per solved task.
+        run.outcomes.values_mut().for_each(|o| o.c = 0);
+        assert_eq!(run_cost(&run).cost_per_solved, None);
+        // Nothing priced, nothing counted: unknown, not zero.
+        let none = Spend::of(&[candidate("a", 0, None, None)], &valid);
+        assert_eq!((none.tokens_in, none.cost, none.priced), (None, None, 0));
+        run.spend = none;
+        run.outcomes.values_mut().for_each(|o| o.c = 1);
+        let c = run_cost(&run);
+        assert_eq!((c.cost, c.cost_per_solved, c.solved_tasks), (None, None, 3));
+    }
+
+    fn execution(task: &str, sample: i32, status: ExecStatus) -> Execution {
+        Execution {
+            run: "r".into(),
+            task_id: task.into(),
+            sample,
+            status,
+            cases_passed: i32::from(status == ExecStatus::Pass),
+            cases_total: 1,
+            seconds: 0.1,
+            fingerprint: (status == ExecStatus::Fail).then_some(Fingerprint::Logic),
+            detail: (status == ExecStatus::Fail).then(|| "case 0: ...".to_string()),
+            isolation: "namespaces".parse().unwrap(),
+            reference_seconds: None,
+            time_limit_seconds: None,
+            time_factor: None,
+            time_floor_seconds: None,
+            input_hash: "h".into(),
+        }
+    }
+
+    #[test]
+    fn samples_join_answers_and_verdicts() {
+        let valid: BTreeSet<&str> = ["a", "b"].into_iter().collect();
+        let execs = [
+            execution("a", 1, ExecStatus::Fail),
+            execution("a", 0, ExecStatus::Pass),
+            // An execution without a candidate.
+            execution("b", 3, ExecStatus::Infra),
+        ];
+        let kept: Vec<&Execution> = execs.iter().collect();
+        let mut cands = vec![
+            candidate("a", 0, None, None),
+            candidate("a", 1, None, None),
+            // Not executed; and one whose model could not be asked.
+            candidate("a", 2, None, None),
+            Candidate {
+                status: AnswerStatus::Error,
+                answer: None,
+                error: Some("HTTP 500".into()),
+                ..candidate("b", 0, None, None)
+            },
+            candidate("x", 0, None, None),
+        ];
+        cands.push(Candidate {
+            answer: Some("a later row".into()),
+            ..candidate("a", 0, None, None)
+        });
+        let samples = samples_of(&kept, &cands, &valid);
+        assert_eq!(samples.keys().collect::<Vec<_>>(), ["a", "b"]);
+        let a = &samples["a"];
+        assert_eq!(a.iter().map(|s| s.sample).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(a[0].answer.as_deref(), Some("answer a 0"));
+        assert_eq!(a[0].status, Some(ExecStatus::Pass));
+        assert!(!a[0].failed() && a[1].failed() && !a[2].failed());
+        assert_eq!(a[1].fingerprint, Some(Fingerprint::Logic));
+        assert_eq!(a[1].detail.as_deref(), Some("case 0: ..."));
+        assert_eq!((a[1].cases, a[2].status), ((0, 1), None));
+        let b = &samples["b"];
+        assert_eq!(b[0].error.as_deref(), Some("HTTP 500"));
+        assert_eq!((b[1].sample, b[1].answer.as_deref()), (3, None));
+        // infra: the harness failed, not the model.
+        assert!(!b[1].failed());
     }
 
     #[test]

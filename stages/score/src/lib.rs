@@ -8,7 +8,9 @@
 //! exist) for each task's repository and class, `repos` (names and publication dates) and
 //! `slices` when it exists (difficulty); and, for every run named, `runs/NAME/executions`
 //! (one row per sample) and `runs/NAME/candidates` (the model spec). Writes
-//! `runs/NAME/scores.parquet` for every run and the report (see [`Args::report`]).
+//! `runs/NAME/scores.parquet` and `runs/NAME/results.json` for every run, the report (see
+//! [`Args::report`]) and, with `--export`, `runs/NAME/eval_results.json` and
+//! `runs/NAME/sample_results.jsonl`.
 //!
 //! # The estimator
 //!
@@ -92,7 +94,8 @@
 //!
 //! One HTML file with inline CSS and inline SVG charts drawn here ([`svg`], [`report`]): no
 //! script, nothing fetched. A summary table per run (model, tasks valid and scored,
-//! samples per task, pass@1 and pass@k with intervals) and a pass@k chart; with several
+//! samples per task, pass@1 and pass@k with intervals), each run's tokens, cost and cost
+//! per solved task ([`data::run_cost`]) and a pass@k chart; with several
 //! runs, each pair's difference in pass@1 on their common tasks with a paired interval
 //! ([`scores::paired_gap`]); a table per task family, over all its tasks and in its
 //! splits (with charts of completion tasks by level and of assertion tasks by form and by
@@ -103,21 +106,45 @@
 //! three figures, and per run the figure that explains most of its failures: the one whose
 //! Spearman rank correlation with the per-task failure rate (1 - the mean pass over its
 //! samples) is largest ([`scores::failures_by_figure`]; not below 6 tasks); a table by repository; stacked bars of statuses
-//! and failure fingerprints; the method. With several runs every chart has one bar per run
+//! and failure fingerprints, and the tasks some run failed; the method. With several runs every chart has one bar per run
 //! in each group, one colour per run. Everything that comes from data is escaped. No
 //! timestamp is written, so the same input gives the same bytes.
+//!
+//! Beside the report, `tasks/` holds a static page per task some run failed, linked from
+//! the report's list of them ([`pages::write`]): the task's prompt and reference, and every
+//! run's samples with their answer, status, first failing case and diff against the
+//! reference; `tasks/index.html` lists them all.
+//!
+//! # Machine-readable results
+//!
+//! Every `score` also writes `runs/NAME/results.json` for each run ([`results`]): the
+//! versioned record of the run for other tools (freshbench's version, the model, when,
+//! the options and the executions' time-limit rule, the counts of tasks and samples per
+//! status with the infra samples counted apart, every `scores` row with its interval, and the
+//! tokens and cost, per solved task too). With `--export` each run's folder also gets
+//! `eval_results.json`, in the shape `EvalPlus` writes (task ids `freshbench/<id>` as
+//! `publish --export jsonl` writes them, freshbench's one verdict as both `base` and
+//! `plus`, infra samples left out and counted apart), and `sample_results.jsonl`, one line
+//! per execution row with its verdict, failure, answer, tokens and cost ([`export`]).
+//! Every file is written atomically; only `created` and `date` change between two runs of
+//! `score` on the same input.
 //!
 //! # Exit codes
 //!
 //! 0 when every run was scored on at least one task, 1 when a run had no task to score
-//! (its scores and the report are still written), 2 on an error: a missing run folder or
-//! executions table (run `solve` then `execute --run`), a bad `--cutoff`, an unreadable table.
+//! (its scores, results and the report are still written), 2 on an error: a missing run
+//! folder or executions table (run `solve` then `execute --run`), `--export` of a run
+//! without candidates (run `solve` again, or leave out `--export`), a bad `--cutoff`, an
+//! unreadable table (these are found before anything is written).
 
 pub mod curve;
 pub mod data;
 pub mod difficulty;
 pub mod estimate;
+pub mod export;
+pub mod pages;
 pub mod report;
+pub mod results;
 pub mod scores;
 pub mod summary;
 pub mod svg;
@@ -155,6 +182,11 @@ pub struct Args {
     /// Seed of the bootstrap's generator: the same seed gives the same intervals.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// Also write, into each run's folder, `eval_results.json` (in the shape `EvalPlus`
+    /// writes) and `sample_results.jsonl` (one line per execution row, with the answer);
+    /// needs the run's candidates.
+    #[arg(long)]
+    pub export: bool,
 }
 
 /// Parses `--cutoff`: a real calendar date `YYYY-MM-DD` (or an RFC 3339 time).
@@ -204,6 +236,14 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .iter()
         .map(|name| data::load_run(dir, name, &dataset))
         .collect::<anyhow::Result<_>>()?;
+    if args.export {
+        export::check_inputs(dir, &args.runs)?;
+    }
+    let meta = results::Meta {
+        resamples: args.bootstrap,
+        seed: args.seed,
+        created: results::now(),
+    };
 
     let mut all_scores: Vec<Vec<Score>> = Vec::new();
     let mut outcome = Outcome::Success;
@@ -216,6 +256,13 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         let path = data::run_dir(dir, &run.name).join("scores.parquet");
         schemas::write_table_to(&path, &rows)
             .with_context(|| format!("writing the scores of run `{}`", run.name))?;
+        let run_rows = results::RunRows::read(dir, &run.name)?;
+        let written = results::write(dir, &results::build(&dataset, run, &run_rows, &rows, &meta))?;
+        tracing::info!(run = %run.name, path = %written.display(), "results written");
+        if args.export {
+            let [eval, lines] = export::write(dir, &dataset, run, &run_rows, &rows, &meta)?;
+            tracing::info!(run = %run.name, eval = %eval.display(), samples = %lines.display(), "exported");
+        }
         if let Some(s) = rows
             .iter()
             .find(|s| s.breakdown == Breakdown::Overall && s.k == 1)
@@ -300,7 +347,9 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         .unwrap_or_else(|| data::run_dir(dir, &args.runs[0]).join("report.html"));
     schemas::io::write_bytes_atomic(&path, html.as_bytes())
         .with_context(|| format!("writing the report {}", path.display()))?;
-    tracing::info!(path = %path.display(), "report written");
+    let pages = pages::write(dir, &dataset, &runs, &path)
+        .with_context(|| format!("writing the task pages beside {}", path.display()))?;
+    tracing::info!(path = %path.display(), task_pages = pages, "report written");
     // The results, last: a closed pipe cannot keep the tables or the report from being written.
     std::io::stdout()
         .lock()

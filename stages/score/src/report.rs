@@ -1,14 +1,18 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no script, no fonts or
-//! anything else fetched) that compares the runs side by side.
+//! anything else fetched) that compares the runs side by side. Its summary has each run's
+//! tokens, cost and cost per solved task ([`crate::data::run_cost`]); its failures section
+//! lists the tasks some run failed, each linked to its page in `tasks/` beside the report
+//! ([`crate::pages`], which writes those pages and shares this file's CSS).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use schemas::{Breakdown, Family, Score};
 
-use crate::data::{Dataset, DifficultySource, RunData};
+use crate::data::{run_cost, Dataset, DifficultySource, RunData};
 use crate::difficulty::{self, Explanation, Figure};
 use crate::estimate::Estimate;
+use crate::pages;
 use crate::scores::{
     failures_by_figure, figure_correlations, group_rank, paired_gap, FamilyScores, MemorizationGap,
     Split,
@@ -55,7 +59,16 @@ const FINGERPRINT_ORDER: [(&str, &str); 4] = [
 ];
 const OTHER_COLOURS: [&str; 4] = ["#8C6D1F", "#6b7280", "#b4befe", "#a3a3a3"];
 
-const CSS: &str = r"
+/// The colour of a sample's status (`not executed`, `infra` and others grey).
+pub(crate) fn status_colour(status: &str) -> &'static str {
+    STATUS_ORDER
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or("#9aa4b2", |(_, c)| *c)
+}
+
+/// The report's style, which the task pages share.
+pub(crate) const CSS: &str = r"
 :root{--fg:#1f2937;--muted:#6b7280;--line:#e5e7eb;--bg:#f3f4f6;--card:#ffffff;--accent:#0072B2}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
@@ -88,6 +101,10 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 table.summary th{white-space:normal}
 table.summary td:first-child{min-width:170px;max-width:260px}
 footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
+table.failed td{vertical-align:top}
+table.failed td.first{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;overflow-wrap:anywhere}
+table.failed a,.note a{color:var(--accent)}
+.runfail{display:block;white-space:nowrap}
 ";
 
 fn find<'a>(scores: &'a [Score], breakdown: Breakdown, group: &str, k: i32) -> Option<&'a Score> {
@@ -208,6 +225,80 @@ fn score_cell(s: Option<&Score>) -> String {
     }
 }
 
+/// A count with thousands separators: `1,234,567`; `—` when unknown.
+fn thousands(n: Option<i64>) -> String {
+    let Some(n) = n else {
+        return "—".to_string();
+    };
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    if n < 0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+/// An amount of the price table's currency: two decimals from 1 on, four below (answers
+/// cost fractions of a cent); `—` when unknown.
+fn money(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.abs() >= 1.0 => format!("{x:.2}"),
+        Some(x) => format!("{x:.4}"),
+        None => "—".to_string(),
+    }
+}
+
+/// Each run's tokens, cost and cost per solved task ([`run_cost`]): a table of its own
+/// beside the summary, which has no room left for them.
+fn costs(h: &mut String, runs: &[RunReport]) {
+    h.push_str(
+        "<h3>Tokens and cost</h3><div class=\"scroll\"><table class=\"costs\"><thead><tr>\
+         <th>Run</th><th class=\"num\">Answers</th><th class=\"num\">Tokens in</th>\
+         <th class=\"num\">Tokens out</th><th class=\"num\">Cost</th>\
+         <th class=\"num\">Tasks solved</th><th class=\"num\">Cost per solved task</th>\
+         </tr></thead><tbody>",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let c = run_cost(r.data);
+        let partial = if c.cost.is_some() && c.priced < c.answers {
+            format!(
+                "<span class=\"ci\">{} of {} answers priced</span>",
+                c.priced, c.answers
+            )
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><b>{}</b></td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}{partial}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td></tr>",
+            svg::run_colour(i),
+            escape(&r.data.name),
+            c.answers,
+            thousands(c.tokens_in),
+            thousands(c.tokens_out),
+            money(c.cost),
+            c.solved_tasks,
+            money(c.cost_per_solved),
+        );
+    }
+    h.push_str(
+        "</tbody></table></div><p class=\"note\">Summed over each run's answers to valid \
+         tasks (one per task and sample) that report them; the cost is in the currency of \
+         <code>solve</code>'s price table, and the cost per solved task divides it by the \
+         tasks with at least one passing sample. — when unknown (no price given, no token \
+         counts reported, or no task solved).</p>",
+    );
+}
+
 /// Renders the report.
 pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     let names: Vec<String> = runs.iter().map(|r| r.data.name.clone()).collect();
@@ -234,7 +325,7 @@ pub fn render(dataset: &Dataset, runs: &[RunReport], meta: &Meta) -> String {
     window(&mut h, dataset, runs);
     contamination(&mut h, dataset, runs);
     repos(&mut h, runs);
-    failures(&mut h, runs);
+    failures(&mut h, dataset, runs);
     method(&mut h, dataset, runs, meta);
     let _ = write!(
         h,
@@ -328,7 +419,7 @@ fn header(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta, na
         h,
         "<nav><a href=\"#summary\">Summary</a>{}<a href=\"#family\">Family and class</a><a href=\"#families\">Per family</a>{}\
          <a href=\"#difficulty\">Difficulty</a><a href=\"#cutoff\">Before and after the cutoff</a><a href=\"#curve\">Contamination curve</a>\
-         <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>\
+         <a href=\"#repos\">Repositories</a><a href=\"#failures\">Failures</a>{}\
          <a href=\"#method\">Method</a></nav></header>",
         if names.len() > 1 {
             "<a href=\"#compared\">Runs compared</a>"
@@ -337,6 +428,11 @@ fn header(h: &mut String, dataset: &Dataset, runs: &[RunReport], meta: &Meta, na
         },
         if has_memorization(runs) {
             "<a href=\"#memorization\">Memorization gap</a>"
+        } else {
+            ""
+        },
+        if has_failed_tasks(dataset, runs) {
+            "<a href=\"#failed-tasks\">Failed tasks</a>"
         } else {
             ""
         }
@@ -395,6 +491,7 @@ fn summary(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
         h.push_str("</tr>");
     }
     h.push_str("</tbody></table></div>");
+    costs(h, runs);
     // Warnings about what did not count.
     for r in runs {
         let d = r.data;
@@ -1203,7 +1300,48 @@ fn counts_block(
     h.push_str("</tbody></table></div>");
 }
 
-fn failures(h: &mut String, runs: &[RunReport]) {
+/// Whether some run failed a task (and so the report lists it and it has a page).
+fn has_failed_tasks(dataset: &Dataset, runs: &[RunReport]) -> bool {
+    dataset.tasks.iter().any(|t| {
+        runs.iter()
+            .any(|r| r.data.outcomes.get(&t.task_id).is_some_and(|o| o.c < o.n))
+    })
+}
+
+/// The tasks some run failed, each linked to its page; at most [`pages::REPORT_ROWS`].
+fn failed_tasks(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
+    let data: Vec<&RunData> = runs.iter().map(|r| r.data).collect();
+    let rows = pages::failed_tasks(dataset, &data);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<h3 id=\"failed-tasks\">Failed tasks</h3><p class=\"note\">The {} task{} that some \
+         run failed (a scored sample that did not pass), those most runs failed first{}. Each \
+         task's page shows its prompt and reference, and every run's answers with their first \
+         failing case and their diff against the reference; <a href=\"{}/{}\">all failed \
+         tasks</a>.</p>",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        if rows.len() > pages::REPORT_ROWS {
+            format!(" (the first {} here)", pages::REPORT_ROWS)
+        } else {
+            String::new()
+        },
+        pages::FOLDER,
+        pages::INDEX
+    );
+    pages::failed_table(
+        h,
+        &rows,
+        &data,
+        &format!("{}/", pages::FOLDER),
+        pages::REPORT_ROWS,
+    );
+}
+
+fn failures(h: &mut String, dataset: &Dataset, runs: &[RunReport]) {
     h.push_str("<section id=\"failures\"><h2>Failures</h2>");
     h.push_str("<h3>Status of every scored sample</h3>");
     counts_block(
@@ -1237,6 +1375,7 @@ fn failures(h: &mut String, runs: &[RunReport]) {
             ignored.join(", ")
         );
     }
+    failed_tasks(h, dataset, runs);
     h.push_str("</section>");
 }
 
@@ -1327,6 +1466,8 @@ mod tests {
             infra_samples: 0,
             statuses: [("pass".to_string(), 2 * c as usize)].into_iter().collect(),
             fingerprints: BTreeMap::new(),
+            samples: BTreeMap::new(),
+            spend: crate::data::Spend::default(),
         }
     }
 
@@ -1380,6 +1521,70 @@ mod tests {
         // No assertion tasks: nothing of them, no memorization section or link.
         assert!(!html.contains("ssertion") && !html.contains("emorization"));
         assert!(html.contains("in each of its splits (function tasks by class)"));
+    }
+
+    #[test]
+    fn failed_tasks_are_linked_and_costs_shown() {
+        let ds = dataset();
+        let oracle = run("oracle", 1);
+        let mut null = run("null", 0);
+        null.spend = crate::data::Spend {
+            answers: 3,
+            tokens_in: Some(1_234_567),
+            tokens_out: Some(890),
+            cost: Some(2.5),
+            priced: 2,
+        };
+        let html = render_runs(&ds, &[oracle.clone(), null]);
+        assert!(html.contains("<a href=\"#failed-tasks\">Failed tasks</a>"));
+        let section = &html[html.find("id=\"failed-tasks\"").unwrap()..];
+        let section = &section[..section.find("</section>").unwrap()];
+        assert!(section.contains("The 2 tasks that some run failed"));
+        for id in ["a", "b"] {
+            assert!(section.contains(&format!(
+                "<a href=\"tasks/{id}.html\"><code>{id}</code></a>"
+            )));
+        }
+        // The bold repository escaped; only null failed them; no sample recorded: no failure.
+        assert!(section.contains("<td>&lt;b&gt;bold&lt;/b&gt;</td>"));
+        assert!(section.contains("null <span class=\"note\">1 of 1 failed</span>"));
+        assert!(!section.contains("oracle"));
+        assert!(section.contains("<td class=\"first\">—</td>"));
+        assert!(section.contains("<a href=\"tasks/index.html\">all failed tasks</a>"));
+        let costs = &html[html.find("<table class=\"costs\">").unwrap()..];
+        let costs = &costs[..costs.find("</table>").unwrap()];
+        // The oracle: nothing known, but the tasks it solved.
+        assert!(
+            costs.contains(
+                "<b>oracle</b></td><td class=\"num\">0</td><td class=\"num\">—</td>\
+             <td class=\"num\">—</td><td class=\"num\">—</td><td class=\"num\">2</td>\
+             <td class=\"num\">—</td>"
+            ),
+            "{costs}"
+        );
+        // null: a lower bound of its cost, and no task solved.
+        assert!(
+            costs.contains(
+                "<b>null</b></td><td class=\"num\">3</td><td class=\"num\">1,234,567</td>\
+             <td class=\"num\">890</td><td class=\"num\">2.50<span class=\"ci\">2 of 3 \
+             answers priced</span></td><td class=\"num\">0</td><td class=\"num\">—</td>"
+            ),
+            "{costs}"
+        );
+        // Nothing failed: no table, no link.
+        let html = render_runs(&ds, &[oracle]);
+        assert!(!html.contains("failed-tasks") && !html.contains("tasks/"));
+    }
+
+    #[test]
+    fn counts_and_amounts() {
+        assert_eq!(thousands(Some(1_234_567)), "1,234,567");
+        assert_eq!(thousands(Some(-1000)), "-1,000");
+        assert_eq!(thousands(Some(999)), "999");
+        assert_eq!(thousands(None), "—");
+        assert_eq!(money(Some(12.345)), "12.35");
+        assert_eq!(money(Some(0.000_42)), "0.0004");
+        assert_eq!(money(None), "—");
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! The report rendered by a real browser: headless Chromium takes a screenshot, which must
-//! be a valid PNG with something drawn on it. The screenshot is copied to
-//! `target/report-screenshot.png` for a human to look at.
+//! The report and a task page rendered by a real browser: headless Chromium takes a
+//! screenshot of each, which must be a valid PNG with something drawn on it (the report's
+//! bars, the page's coloured diff lines). The screenshots are copied to
+//! `target/report-screenshot.png` and `target/task-page-screenshot.png` for a human to look
+//! at. The task page's text is checked too: its answer, its diff and its failing case.
 //!
 //! Skips, saying why, when no Chromium is on `PATH` (Debian: `apt-get install chromium`).
 
@@ -182,6 +184,8 @@ fn report_renders_in_a_browser() {
         true
     });
     common::write_run(&dir, "null", "null", &common::all_tasks(), 3, |_, _| false);
+    common::realistic_failures(&dir, "null", None);
+    common::realistic_failures(&dir, "oracle", Some(0.0));
     common::write_run(
         &dir,
         "model-a",
@@ -197,6 +201,7 @@ fn report_renders_in_a_browser() {
             }
         },
     );
+    common::realistic_failures(&dir, "model-a", Some(0.0125));
     let out = common::score(&[
         "--data",
         dir.to_str().unwrap(),
@@ -246,4 +251,97 @@ fn report_renders_in_a_browser() {
     // The runs' colours are drawn (bars): Okabe-Ito blue and orange.
     assert!(colours.contains(&vec![0x00, 0x72, 0xB2]), "no blue bars");
     assert!(colours.contains(&vec![0xE6, 0x9F, 0x00]), "no orange bars");
+
+    task_page_renders(&browser, &dir, &html, tmp.path());
+}
+
+/// The page of task t6, which model-a and null fail (wrong values, exceptions, a syntax
+/// error): its text holds the answer, the diff's lines and the failing case, and the
+/// browser draws it with the diff's colours.
+fn task_page_renders(browser: &Path, dir: &Path, report: &Path, tmp: &Path) {
+    let dataset = score::data::load_dataset(dir, None).unwrap();
+    let runs: Vec<score::data::RunData> = ["model-a", "oracle", "null"]
+        .iter()
+        .map(|r| score::data::load_run(dir, r, &dataset).unwrap())
+        .collect();
+    let pages = score::pages::write(dir, &dataset, &runs, report).unwrap();
+    assert!(pages >= 5, "{pages} pages");
+    let page = report.parent().unwrap().join("tasks/t6.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<script") && !html.contains("<link"));
+    let text = visible_text(&html);
+    for needle in [
+        "Task t6",
+        "function task  ·  repository beta",
+        "Prompt",
+        "def f6(x):",
+        "Reference solution",
+        // model-a's answer, and its diff against the reference.
+        "Answerdef f6(x):\n    x = x + 0\n",
+        "    x = x + 5\n    x = x + 7\n    return x\n",
+        "--- reference solution+++ answer@@ -5,5 +5,5 @@",
+        "-    x = x + 6+    x = x + 7",
+        // The failing cases: a wrong value, and an exception.
+        "Case2Arguments[3]Expected24Returned25",
+        "Expected24RaisedTypeError: unsupported operand type(s) for +: 'int' and 'str'",
+        // null's syntax error, as it is.
+        "syntax: invalid syntax (line 2)",
+        "1 of 5 samples passed",
+        "0 of 3 samples passed",
+    ] {
+        assert!(
+            text.contains(needle),
+            "{needle:?} not in the page's text:\n{text}"
+        );
+    }
+
+    let png = tmp.join("task-page.png");
+    screenshot(browser, &page, &png, &tmp.join("profile-page"));
+    let bytes = std::fs::read(&png).unwrap();
+    let shot = common::target_dir().join("task-page-screenshot.png");
+    std::fs::copy(&png, &shot).unwrap();
+    std::fs::copy(&page, common::target_dir().join("task-page-example.html")).unwrap();
+    println!("task page screenshot: {}", shot.display());
+    let img = decode_png(&bytes);
+    assert_eq!((img.width, img.height), (1280, 2400));
+    let colours: std::collections::HashSet<Vec<u8>> = img
+        .pixels
+        .chunks(img.channels)
+        .map(|px| px[..3].to_vec())
+        .collect();
+    // The diff's added and removed lines' backgrounds, the fail badge's orange-red.
+    assert!(
+        colours.contains(&vec![0xe6, 0xf4, 0xea]),
+        "no added line drawn"
+    );
+    assert!(
+        colours.contains(&vec![0xfd, 0xec, 0xea]),
+        "no removed line drawn"
+    );
+    assert!(
+        colours.contains(&vec![0xD5, 0x5E, 0x00]),
+        "no fail badge drawn"
+    );
+}
+
+/// The text of an HTML page as a reader sees it, roughly: tags dropped, the entities the
+/// pages write decoded.
+fn visible_text(html: &str) -> String {
+    let body = &html[html.find("<body>").unwrap_or(0)..];
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in body.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }

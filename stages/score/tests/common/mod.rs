@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses part of it
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -155,6 +156,7 @@ pub fn write_run(
                 tokens_in: None,
                 tokens_out: None,
                 latency_ms: 1.0,
+                cost: None,
                 input_hash: "h".into(),
             });
             let pass = passes(i, s);
@@ -178,6 +180,10 @@ pub fn write_run(
                 fingerprint: fingerprint.map(|f: &str| f.parse().unwrap()),
                 detail: None,
                 isolation: "namespaces".parse().unwrap(),
+                reference_seconds: None,
+                time_limit_seconds: None,
+                time_factor: None,
+                time_floor_seconds: None,
                 input_hash: "h".into(),
             });
         }
@@ -299,6 +305,10 @@ pub fn add_completion_run(
                 fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
                 detail: None,
                 isolation: "namespaces".parse().unwrap(),
+                reference_seconds: None,
+                time_limit_seconds: None,
+                time_factor: None,
+                time_floor_seconds: None,
                 input_hash: "h".into(),
             });
         }
@@ -436,9 +446,102 @@ pub fn add_assertion_run(dir: &Path, name: &str, passes: impl Fn(&str) -> bool) 
             fingerprint: (!pass).then_some(schemas::Fingerprint::Logic),
             detail: None,
             isolation: "namespaces".parse().unwrap(),
+            reference_seconds: None,
+            time_limit_seconds: None,
+            time_factor: None,
+            time_floor_seconds: None,
             input_hash: "h".into(),
         });
     }
     schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
     schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
+}
+
+/// Rewrites run `name`'s tables: `candidate` and `execution` change each row in place.
+pub fn edit_run(
+    dir: &Path,
+    name: &str,
+    candidate: impl Fn(&mut Candidate),
+    execution: impl Fn(&mut Execution),
+) {
+    let rdir = dir.join("runs").join(name);
+    let mut candidates: Vec<Candidate> =
+        schemas::read_table_from(&rdir.join("candidates.parquet")).unwrap();
+    let mut executions: Vec<Execution> =
+        schemas::read_table_from(&rdir.join("executions.parquet")).unwrap();
+    candidates.iter_mut().for_each(candidate);
+    executions.iter_mut().for_each(execution);
+    schemas::write_table_to(&rdir.join("candidates.parquet"), &candidates).unwrap();
+    schemas::write_table_to(&rdir.join("executions.parquet"), &executions).unwrap();
+}
+
+/// The task number of a function task id `tN`.
+pub fn task_number(id: &str) -> Option<usize> {
+    id.strip_prefix('t')?.parse().ok()
+}
+
+/// A wrong answer to function task `i`: the reference (`def fI(x)`, `x = x + j` for j up
+/// to i, `return x`) with its last step off by one.
+pub fn wrong_answer(i: usize) -> String {
+    let mut body = String::new();
+    for j in 0..i {
+        let _ = writeln!(body, "    x = x + {j}");
+    }
+    format!("def f{i}(x):\n{body}    x = x + {}\n    return x\n", i + 1)
+}
+
+/// Execute's detail of a function task's failed case: `case 2: args [3] kwargs {}: expected
+/// E, got G`.
+pub fn case_detail(expected: &str, got: &str) -> String {
+    format!("case 2: args [3] kwargs {{}}: expected {expected}, got {got}")
+}
+
+/// Gives the failed samples of run `name` answers and details as execute would have
+/// written them: function tasks a wrong answer and a failed case (`got` a wrong value, or
+/// an exception for `error` rows); and every answer tokens and a cost of `cost_each`.
+pub fn realistic_failures(dir: &Path, name: &str, cost_each: Option<f64>) {
+    let failed: std::collections::BTreeSet<(String, i32)> = {
+        let rdir = dir.join("runs").join(name);
+        let executions: Vec<Execution> =
+            schemas::read_table_from(&rdir.join("executions.parquet")).unwrap();
+        executions
+            .iter()
+            .filter(|e| e.status != schemas::ExecStatus::Pass)
+            .map(|e| (e.task_id.clone(), e.sample))
+            .collect()
+    };
+    edit_run(
+        dir,
+        name,
+        |c| {
+            c.tokens_in = Some(1200);
+            c.tokens_out = Some(80);
+            c.cost = cost_each;
+            if let Some(i) = task_number(&c.task_id) {
+                let reference = function_task(i).canonical_solution;
+                c.answer = Some(if failed.contains(&(c.task_id.clone(), c.sample)) {
+                    wrong_answer(i)
+                } else {
+                    reference
+                });
+            }
+        },
+        |e| {
+            let Some(i) = task_number(&e.task_id) else {
+                return;
+            };
+            let right: usize = 3 + (0..=i).sum::<usize>();
+            e.detail = match e.status {
+                schemas::ExecStatus::Fail => {
+                    Some(case_detail(&right.to_string(), &(right + 1).to_string()))
+                }
+                schemas::ExecStatus::Error => Some(case_detail(
+                    &right.to_string(),
+                    "raised TypeError: unsupported operand type(s) for +: 'int' and 'str'",
+                )),
+                schemas::ExecStatus::Syntax => Some("syntax: invalid syntax (line 2)".to_string()),
+                _ => None,
+            };
+        },
+    );
 }
