@@ -89,7 +89,7 @@ pipeline: $(D)/report.html
 QUARTER  ?= 2026q4
 quarterly: setup build
 	@$(MAKE) --no-print-directory pipeline D=data/$(QUARTER) SRC=pipelines/sources/real-$(QUARTER).toml CUTOFF=$(CUTOFF)
-	$(BIN)/publish --data data/$(QUARTER) --out data/snapshots --name freshbench-$(QUARTER) $(if $(CUTOFF),--cutoff $(CUTOFF)) --export jsonl
+	$(BIN)/publish --data data/$(QUARTER) --out data/snapshots --name freshbench-$(QUARTER) --quarter $(QUARTER) $(if $(CUTOFF),--cutoff $(CUTOFF)) --export jsonl
 	@echo "== snapshot in data/snapshots/ (check it: publish --verify FOLDER)"
 
 ## Every test: the workspace built with clippy's lints (any warning fails) beside the Python

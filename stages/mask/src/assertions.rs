@@ -643,6 +643,8 @@ fn tasks_of(
             format!("{}:{}", v.path, v.mutant.id)
         });
         Some(AssertionTask {
+            // The assertion, the program, the form and the claim, and nothing else: the
+            // task-version rule on publish's card (`publish::version::TASK_ID_RULES`).
             task_id: schemas::id::content_id(&[
                 k.group_id.as_bytes(),
                 program.as_bytes(),

@@ -119,7 +119,9 @@ fn dated<'a>(functions: &[&'a Function], span: &Span) -> Dated<'a> {
     }
 }
 
-/// Content hash of what defines a task: repository, path, span bytes and text.
+/// Content hash of what defines a task: repository, path, span bytes and text, and nothing
+/// else. The task-version rule on publish's card (`publish::version::TASK_ID_RULES`) names
+/// these inputs, and `tests/task_ids.rs` checks them: change them together.
 pub fn task_id(repo_id: &str, path: &str, start: usize, end: usize, reference: &str) -> String {
     schemas::id::content_id(&[
         repo_id.as_bytes(),

@@ -1,8 +1,10 @@
 //! The dataset card, `README.md`: a YAML header the Hugging Face Hub and the `datasets`
-//! library read (one config per table, each with a `test` split of its Parquet file; the
-//! licenses; a pretty name and tags), then a body for people: what the tables hold, their
-//! columns (from the schemas crate's documentation), the sources and the cutoff, the
-//! license policy and what it left out, and how to check the files.
+//! library read (the configs of [`crate::version::configs`]: `latest`, the default, and the
+//! quarter's on the tasks, one per table, each with a `test` split of its Parquet file; the
+//! licenses; a pretty name and tags), then a body for people: the quarter, the cutoff and
+//! the task-version rule, what the tables hold, their columns (from the schemas crate's
+//! documentation), the sources, the license policy and what it left out, and how to check
+//! the files.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -13,6 +15,7 @@ use crate::license::{hub_license, Policy};
 use schemas::Table as _;
 
 use crate::manifest::Manifest;
+use crate::version::{self, Quarter, TASK_ID_RULES};
 
 /// A table cell: no line breaks, `|` escaped, no HTML.
 fn cell(text: &str) -> String {
@@ -318,6 +321,147 @@ fn repository_files(out: &mut String, manifest: &Manifest) {
     out.push('\n');
 }
 
+/// The quarter, the cutoff and the configs that name this snapshot.
+fn versions(out: &mut String, manifest: &Manifest) {
+    out.push_str("## Quarter and cutoff\n\n");
+    let quarter = Quarter::parse(&manifest.quarter).ok();
+    match quarter {
+        Some(q) => {
+            let _ = writeln!(
+                out,
+                "**Quarter: {q}**, the benchmark's version ({}).\n",
+                if manifest.quarter_source == "--quarter" {
+                    "given to `publish --quarter`".to_string()
+                } else {
+                    format!("the quarter of the snapshot's date, {}", manifest.date)
+                }
+            );
+        }
+        None => out.push_str("No quarter was recorded for this snapshot.\n\n"),
+    }
+    let date = |c: &str| c.get(..10).unwrap_or(c).to_string();
+    let s = &manifest.selection;
+    match (&manifest.cutoff, manifest.cutoff_source.as_deref()) {
+        (Some(c), Some("--cutoff")) if s.include_old => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {}.** Each task's code is dated per function against the releases \
+                 (or commits) of its repository published before the cutoff. Tasks of code \
+                 newer than the cutoff are marked `after_cutoff = true`; the {} tasks of older \
+                 code are included too, marked `after_cutoff = false`: a model whose training \
+                 data ends before the cutoff may have seen their code.\n",
+                date(c),
+                s.tasks_old
+            );
+        }
+        (Some(c), Some("--cutoff")) => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {}.** Every task's code is newer than it: each function is dated \
+                 against the releases (or commits) of its repository published before the \
+                 cutoff, since a new release of a mature library is mostly old code. {} valid \
+                 tasks of older code were left out. A model whose training data ends before the \
+                 cutoff has not seen the code of these tasks.\n",
+                date(c),
+                s.tasks_old
+            );
+        }
+        (Some(c), _) => {
+            let _ = writeln!(
+                out,
+                "**Cutoff: {}** (the earliest cutoff the crawl of the sources had, its \
+                 `--since`). The tasks are not filtered by it: each says whether its code is \
+                 newer (`after_cutoff`, `code_date`, `code_date_source`).\n",
+                date(c)
+            );
+        }
+        (None, _) => {
+            out.push_str(
+                "No cutoff was recorded for these sources: see each task's `code_date`.\n\n",
+            );
+        }
+    }
+
+    let Some(q) = quarter else {
+        return;
+    };
+    // The versioned configs, grouped by the file they read (`latest` and `2026q4`, ...).
+    let mut by_file: Vec<(&str, Vec<String>)> = Vec::new();
+    let configs = version::configs(manifest);
+    for c in configs
+        .iter()
+        .filter(|c| !manifest.tables.contains_key(&c.name))
+    {
+        let name = format!("`{}`", c.name);
+        match by_file.iter_mut().find(|(p, _)| *p == c.path) {
+            Some((_, names)) => names.push(name),
+            None => by_file.push((&c.path, vec![name])),
+        }
+    }
+    let listed: Vec<String> = by_file
+        .iter()
+        .map(|(path, names)| format!("{} read `{}`", names.join(" and "), cell(path)))
+        .collect();
+    let pinned = q.config_name();
+    let _ = writeln!(
+        out,
+        "The configs of the header: {}; each table also has a config of its own name. \
+         `{latest}` is the default. The next quarter's snapshot has `{latest}` on its own \
+         tasks, while `{pinned}` names these: load `{pinned}` to pin this quarter, `{latest}` \
+         to follow the benchmark.\n",
+        listed.join("; "),
+        latest = version::LATEST
+    );
+}
+
+/// The task-version rule: what each published family's ids are a hash of, from
+/// [`TASK_ID_RULES`].
+fn task_ids(out: &mut String, manifest: &Manifest) {
+    let families: Vec<schemas::Family> = TASK_ID_RULES
+        .iter()
+        .map(|r| r.family)
+        .filter(|f| manifest.tables.contains_key(version::task_table(*f)))
+        .collect();
+    if families.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Task ids across quarters\n\nA task's id changes only when what defines it \
+         changes. `task_id` is a hash of the fields that define the task and of nothing else: \
+         not the snapshot's date, quarter or cutoff, the code's date, the license, the \
+         validation, the stages' options or freshbench's version (these change an id only \
+         by changing a defining field). So the same fields give the same id in every \
+         quarter's snapshot: a task kept from one quarter to the next keeps its id, and a \
+         task whose defining fields changed gets a new one. The fields, per family:\n\n",
+    );
+    for family in &families {
+        let rule = version::rule(*family);
+        let inputs: Vec<String> = rule.inputs.iter().map(|i| format!("`{i}`")).collect();
+        let _ = writeln!(
+            out,
+            "- `{}` (`{}`): {}; {}.",
+            family.as_str(),
+            version::task_table(*family),
+            inputs.join(", "),
+            rule.note
+        );
+    }
+    out.push_str(
+        "\n`repo_id` is the hash of the source's kind, the project's name and its version \
+         (pypi) or commit (git; a hash of the file tree for a folder): another release or \
+         commit of a project gives all its tasks new ids, also where their code did not \
+         change, and the same release crawled again gives the same ones. Not in the id \
+         either: what judges a task (a function task's test cases, a completion task's judge \
+         tests) and what a task shows besides its defining fields (a completion task's \
+         `prefix`, `suffix` and `context`, an assertion task's `test_source` and \
+         `code_context`). To check an id, hash the fields in this order (text as UTF-8, \
+         integers in decimal, a null as empty text), each preceded by its length in bytes as \
+         8 bytes little-endian, and keep the first 32 hex digits of the sha256:\n\n```python\n",
+    );
+    out.push_str(&version::python_recipe(&families));
+    out.push_str("```\n\n");
+}
+
 /// The card.
 pub fn render(manifest: &Manifest, policy: &Policy) -> String {
     let mut out = String::new();
@@ -358,20 +502,11 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
     out.push_str("task_categories:\n- text-generation\n");
     let _ = writeln!(out, "size_categories:\n- {}", size_category(total_tasks));
     out.push_str("configs:\n");
-    let default_config = if manifest.tables.contains_key("function_tasks") {
-        "function_tasks"
-    } else {
-        manifest
-            .tables
-            .keys()
-            .find(|k| k.ends_with("_tasks"))
-            .map_or("repos", String::as_str)
-    };
-    for (name, table) in &manifest.tables {
-        let _ = writeln!(out, "- config_name: {name}");
+    for c in version::configs(manifest) {
+        let _ = writeln!(out, "- config_name: {}", c.name);
         out.push_str("  data_files:\n");
-        let _ = writeln!(out, "  - split: test\n    path: {}", yaml_str(&table.path));
-        if name == default_config {
+        let _ = writeln!(out, "  - split: test\n    path: {}", yaml_str(&c.path));
+        if c.default {
             out.push_str("  default: true\n");
         }
     }
@@ -413,43 +548,8 @@ pub fn render(manifest: &Manifest, policy: &Policy) -> String {
         manifest.freshbench_version, manifest.schema_version, manifest.date
     );
     let s = &manifest.selection;
-    match (&manifest.cutoff, manifest.cutoff_source.as_deref()) {
-        (Some(c), Some("--cutoff")) if s.include_old => {
-            let _ = writeln!(
-                out,
-                "**Cutoff: {c}.** Each task's code is dated per function against the releases \
-                 (or commits) of its repository published before the cutoff. Tasks of code \
-                 newer than the cutoff are marked `after_cutoff = true`; the {} tasks of older \
-                 code are included too, marked `after_cutoff = false`: a model whose training \
-                 data ends before the cutoff may have seen their code.\n",
-                s.tasks_old
-            );
-        }
-        (Some(c), Some("--cutoff")) => {
-            let _ = writeln!(
-                out,
-                "**Cutoff: {c}.** Every task's code is newer than it: each function is dated \
-                 against the releases (or commits) of its repository published before the \
-                 cutoff, since a new release of a mature library is mostly old code. {} valid \
-                 tasks of older code were left out. A model whose training data ends before the \
-                 cutoff has not seen the code of these tasks.\n",
-                s.tasks_old
-            );
-        }
-        (Some(c), _) => {
-            let _ = writeln!(
-                out,
-                "**Cutoff: {c}** (the earliest cutoff the crawl of the sources had). The tasks \
-                 are not filtered by it: each says whether its code is newer (`after_cutoff`, \
-                 `code_date`, `code_date_source`).\n"
-            );
-        }
-        (None, _) => {
-            out.push_str(
-                "No cutoff was recorded for these sources: see each task's `code_date`.\n\n",
-            );
-        }
-    }
+    versions(&mut out, manifest);
+    task_ids(&mut out, manifest);
 
     out.push_str("## Contents\n\n| config | file | rows | one row per |\n|---|---|---|---|\n");
     for (name, t) in &manifest.tables {

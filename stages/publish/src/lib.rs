@@ -1,7 +1,8 @@
 //! `publish`: a dated, immutable snapshot of the benchmark, ready to share.
 //!
 //! ```text
-//! publish --data DIR --out PARENT [--name freshbench] [--date YYYY-MM-DD] [--export jsonl]
+//! publish --data DIR --out PARENT [--name freshbench] [--date YYYY-MM-DD] [--quarter YYYYqN]
+//!         [--cutoff YYYY-MM-DD [--include-old]] [--export jsonl]
 //! publish --verify FOLDER
 //! ```
 //!
@@ -53,11 +54,15 @@
 //!   text on a variant, the answer and the recorded value); they have no config on the
 //!   card, as `datasets` reads all the configs of a folder with one builder (Parquet);
 //! - `README.md`, the dataset card, whose YAML header gives the Hugging Face `datasets`
-//!   library one config per table (a `test` split each) and the licenses ([`card`]);
+//!   library its configs (a `test` split each: `latest`, the default, and the quarter's,
+//!   `2026q4`, on the tasks; one per table) and the licenses, and whose body names the
+//!   quarter, the cutoff and the task-version rule: a task's id changes only when what
+//!   defines it changes ([`card`], [`version`]);
 //! - `manifest.json` ([`manifest::Manifest`]): schema version, freshbench version and commit
 //!   (`git rev-parse HEAD` where publish runs, else `$FRESHBENCH_COMMIT`, else null), the
-//!   date, the cutoff (`--cutoff`, else the earliest `repos.cutoff` of the published
-//!   repositories), the license policy, how many tasks were read, rejected, not valid,
+//!   date, the quarter (`--quarter`, else the date's), the cutoff (`--cutoff`, else the
+//!   earliest `repos.cutoff` of the published repositories, crawl's `--since`), the license
+//!   policy, how many tasks were read, rejected, not valid,
 //!   left out and published, the published tasks per family (completion tasks per level,
 //!   assertion tasks per form, per program and their assertions' count), the sources
 //!   (name, version, spec, commit, url, license, publication date, tasks, and for those
@@ -97,6 +102,7 @@ pub mod humaneval;
 pub mod license;
 pub mod manifest;
 pub mod select;
+pub mod version;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -144,6 +150,10 @@ pub struct Args {
     /// The snapshot's date, the last part of its folder name (default: today, UTC).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub date: Option<String>,
+    /// The quarter the snapshot is of, the benchmark's version (`2026q4`): the card's
+    /// configs are `latest` and this quarter's (default: the quarter of the date).
+    #[arg(long, value_name = "YYYYqN")]
+    pub quarter: Option<String>,
     /// The cutoff: only tasks whose code is newer than it are published (their code date
     /// known from the repository's history), unless --include-old; recorded in the manifest
     /// and the card (default: the earliest `cutoff` crawl recorded for the published
@@ -179,7 +189,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "FOLDER",
-        conflicts_with_all = ["data", "out", "date", "cutoff", "include_old", "allow_license", "licenses", "export", "no_repo_files"]
+        conflicts_with_all = ["data", "out", "date", "quarter", "cutoff", "include_old", "allow_license", "licenses", "export", "no_repo_files"]
     )]
     pub verify: Option<PathBuf>,
 }
@@ -340,6 +350,21 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
         Some(d) => parse_date(d, "--date")?.date_string(),
         None => today(),
     };
+    let (quarter, quarter_source) = match &args.quarter {
+        Some(q) => (version::Quarter::parse(q)?, "--quarter"),
+        None => (
+            version::Quarter::of_date(&date)
+                .ok_or_else(|| anyhow::anyhow!("--date {date}: no quarter (a bug)"))?,
+            "date",
+        ),
+    };
+    if quarter.start() > date {
+        tracing::warn!(
+            %quarter,
+            date,
+            "the quarter starts after the snapshot's date: is --quarter right?"
+        );
+    }
     let folder = out.join(format!("{}-{date}", args.name));
     let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     let refuse = || {
@@ -499,6 +524,8 @@ fn publish(args: &Args) -> anyhow::Result<Outcome> {
     let mut manifest = Manifest {
         name: args.name.clone(),
         date: date.clone(),
+        quarter: quarter.to_string(),
+        quarter_source: quarter_source.to_string(),
         schema_version: schemas::SCHEMA_VERSION,
         freshbench_version: env!("CARGO_PKG_VERSION").to_string(),
         freshbench_commit: commit(),
@@ -646,5 +673,6 @@ mod tests {
         .unwrap();
         assert_eq!(a.export, [ExportFormat::Jsonl]);
         assert_eq!(a.allow_license, ["MIT", "ISC"]);
+        assert!(Args::try_parse_from(["publish", "--verify", "x", "--quarter", "2026q4"]).is_err());
     }
 }

@@ -128,6 +128,13 @@ pub struct Manifest {
     pub name: String,
     /// `YYYY-MM-DD`.
     pub date: String,
+    /// The quarter the snapshot is of, the benchmark's version (`2026Q4`): `--quarter`, else
+    /// the quarter of `date`. The card's configs are `latest` and this one's (`2026q4`).
+    #[serde(default)]
+    pub quarter: String,
+    /// `--quarter` or `date`.
+    #[serde(default)]
+    pub quarter_source: String,
     pub schema_version: u32,
     pub freshbench_version: String,
     /// The git commit the publishing freshbench was built from (recorded at build time);
@@ -136,7 +143,9 @@ pub struct Manifest {
     /// A hash of the publishing freshbench's sources, recorded at build time.
     #[serde(default)]
     pub freshbench_build: String,
-    /// The cutoff: tasks come from repositories published after it (RFC 3339, UTC).
+    /// The cutoff, the date after which code counts as new (RFC 3339, UTC): `--cutoff`
+    /// (then only tasks of code newer than it, unless `--include-old`), else the earliest
+    /// `repos.cutoff` (crawl's `--since`) of the published repositories.
     pub cutoff: Option<String>,
     /// `--cutoff`, or `repos` (the earliest cutoff of the published repositories).
     pub cutoff_source: Option<String>,

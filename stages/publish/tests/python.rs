@@ -189,7 +189,12 @@ fn hugging_face_datasets_loads_every_config_of_the_card() {
         doc.columns.iter().map(|c| c.name.to_string()).collect()
     };
     let tables = manifest["tables"].as_object().unwrap();
-    let want_configs: Vec<String> = tables.keys().cloned().collect();
+    // Every config of the card: `latest` and the quarter's on the function tasks, one per
+    // table.
+    let typed: publish::manifest::Manifest = serde_json::from_value(manifest.clone()).unwrap();
+    let card_configs = publish::version::configs(&typed);
+    let mut want_configs: Vec<String> = card_configs.iter().map(|c| c.name.clone()).collect();
+    want_configs.sort();
     let mut configs: Vec<String> = got["configs"]
         .as_object()
         .unwrap()
@@ -198,6 +203,25 @@ fn hugging_face_datasets_loads_every_config_of_the_card() {
         .collect();
     configs.sort();
     assert_eq!(configs, want_configs, "datasets {}", got["version"]);
+    assert!(configs.iter().any(|c| c == "latest") && configs.iter().any(|c| c == "2026q4"));
+    let table_of = |path: &str| -> String {
+        tables
+            .iter()
+            .find(|(_, t)| t["path"] == path)
+            .map(|(name, _)| name.clone())
+            .unwrap()
+    };
+    for c in &card_configs {
+        let name = table_of(&c.path);
+        let d = &got["configs"][&c.name];
+        assert_eq!(d["rows"], tables[&name]["rows"], "config {}: rows", c.name);
+        assert_eq!(
+            d["columns"],
+            serde_json::json!(columns(&name)),
+            "config {}",
+            c.name
+        );
+    }
     for (name, t) in tables {
         for how in ["configs", "plain"] {
             let d = &got[how][name];

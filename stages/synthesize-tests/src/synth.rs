@@ -521,6 +521,8 @@ pub fn synthesize(
             task.prompt = task::synthesized_prompt(&text, offset, analysis.body_start, &examples);
         }
     }
+    // What defines the task, and nothing else: the task-version rule on publish's card
+    // (`publish::version::TASK_ID_RULES`), checked by `tests/task_ids.rs`.
     task.task_id = content_id(&[
         task.function_id.as_bytes(),
         task.prompt.as_bytes(),
