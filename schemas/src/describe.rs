@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use crate::table::{ColumnDoc, Table};
 use crate::tables::{
     AssertionTask, Candidate, Classification, CompletionTask, Execution, File, Function,
-    FunctionTask, HistoryFile, Module, Reference, Repo, RepoTest, Score, Slice, Snapshot, TestCase,
-    Validation,
+    FunctionTask, HistoryFile, Module, ObservedCall, Reference, Repo, RepoTest, Score, Slice,
+    Snapshot, TestCase, Validation,
 };
 
 /// One table's description.
@@ -42,6 +42,7 @@ pub fn all_tables() -> Vec<TableDoc> {
         doc_of::<CompletionTask>(),
         doc_of::<AssertionTask>(),
         doc_of::<RepoTest>(),
+        doc_of::<ObservedCall>(),
         doc_of::<Validation>(),
         doc_of::<Slice>(),
         doc_of::<Candidate>(),

@@ -40,6 +40,39 @@ table! {
 }
 
 table! {
+    /// One row per distinct set of arguments a function of `functions` was called with
+    /// while its repository's own test suite ran (`execute --repo-tests`), kept when every
+    /// argument can be written in the test-case format (Python literals and the few
+    /// constructors it allows); bounded in count per function and in size per set.
+    /// synthesize-tests seeds its search with them.
+    pub struct ObservedCall in "observed_calls" written_by "execute" {
+        /// The repository.
+        pub repo_id: String,
+        /// The function called (`functions.function_id`).
+        pub function_id: String,
+        /// Order of first sight among the function's rows, from 0.
+        pub ordinal: i32,
+        /// Positional arguments, as `test_cases.args` (a Python literal list, in the grammar
+        /// the runner's argument reader accepts): every positional parameter in order, whether
+        /// the test passed it by keyword or left its default (the value it had), then
+        /// `*args`. A method's `self` (a class method's `cls`) is left out: call it on an
+        /// instance made otherwise (or on the class), never with these arguments alone.
+        pub args: String,
+        /// Keyword arguments, as `test_cases.kwargs` (a Python literal dict): the keyword-only
+        /// parameters and `**kwargs`.
+        pub kwargs: String,
+        /// The pytest node id of the first test seen making the call (in its setup or call).
+        pub node_id: String,
+        /// Times these arguments were seen in the first run of the suite (counted up to
+        /// 1,000; once the function has 32 sets, or 5,000 of its calls were looked at, it is
+        /// no longer watched).
+        pub calls: i32,
+        /// The `repo_tests.input_hash` of the run that observed it (32 hex digits).
+        pub input_hash: String,
+    }
+}
+
+table! {
     /// One row per task: whether the task itself is sound, checked by running it.
     pub struct Validation in "validations" written_by "execute" {
         /// The task.

@@ -93,6 +93,9 @@ table! {
         pub expected_exception: Option<String>,
         /// One of the edge values (empty, zero, NaN, ...) rather than a coverage find.
         pub is_edge: bool,
+        /// Seeded from arguments the repository's own tests called the function with
+        /// (`observed_calls`), as they were or mutated by the search.
+        pub from_observed: bool,
         /// Branch arcs this case covers.
         pub arcs: i32,
     }
