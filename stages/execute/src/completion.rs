@@ -411,6 +411,7 @@ impl<'b> Judges<'b> {
             }],
             capture: false,
             trace: None,
+            observe: None,
         });
         match self.run(&task.repo_id, seed, self.opts.limits(task), &req)? {
             Ok(o) => Ok(verdict(task, &o)),

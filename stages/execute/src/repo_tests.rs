@@ -28,6 +28,25 @@
 //! only when it still matches (and never `env_error` rows, the harness's failure), unless
 //! `--force` redoes them all. The table is rewritten atomically after each repository,
 //! keeping the rows of every other repository. Rows are in `repos` order, then by node id.
+//!
+//! While the first of the two runs goes, the runner records the arguments with which the
+//! tests call the repository's functions (resolve's `functions` of its source files,
+//! module-level functions and methods alike; see [`watch_list`]) into `observed_calls`: per
+//! function at most 32 distinct argument sets (distinct by their text, at most 2,000
+//! characters each), in the literal text of `test_cases.args` / `kwargs`, each with the test
+//! that first made the call and how often it was seen (counted up to 1,000). A call is kept
+//! only when every argument is rebuildable from literals (numbers, strings, bytes, `None`,
+//! containers of those, and the few standard types the runner's argument reader accepts:
+//! `datetime`'s, `Decimal`, `Fraction`, `PurePosixPath`); the others are counted in the
+//! debug log. A method's row leaves its `self` (or a class method's `cls`) out: the
+//! arguments are those after it, kept only when those are literal; whoever calls it again
+//! must make the instance (or name the class) itself. Positional parameters are recorded
+//! positionally whether the test passed them by keyword or left their default (the value
+//! the frame held); keyword-only ones and `**kwargs` in `kwargs`. The second run observes
+//! nothing (its calls are the first's). Without `functions.parquet` nothing is recorded.
+//! `observed_calls` is kept and rewritten with `repo_tests`: a repository's rows are kept
+//! when its `repo_tests` rows are, and redone with them (the watch list is part of the
+//! input hash).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -37,13 +56,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use schemas::cli::{CommonArgs, Outcome as StageOutcome};
-use schemas::{File, FileKind, FileLines, FileStatus, Repo, RepoStatus, RepoTest, TestOutcome};
+use schemas::{
+    File, FileKind, FileLines, FileStatus, Function, ObservedCall, Repo, RepoStatus, RepoTest,
+    TestOutcome,
+};
 
 use crate::env::requirements::{self, DepFile};
 use crate::env::{cap_tail, tree, EnvConfig, EnvState, Envs};
 use execution::backend::{Backend, ExecError, Limits, WorkerSpec};
 use execution::batch::Batch;
-use execution::protocol::{Isolation, PytestRun, Request, Status, TestReport};
+use execution::protocol::{
+    Isolation, Observe, ObservedFunction, PytestRun, Request, Status, TestReport, WatchedFunction,
+};
 
 /// Node id of the row of a repository whose environment did not build.
 pub const ENV_NODE: &str = "<environment>";
@@ -56,6 +80,10 @@ const DETAIL_CAP: usize = 2000;
 const SUITE_RETRIES: usize = 3;
 /// Tests charged within one file before the file is charged as a whole.
 const FILE_RETRIES: usize = 50;
+/// Distinct argument sets kept per function in `observed_calls`.
+const OBSERVED_SETS: usize = 32;
+/// Times one argument set is counted.
+const OBSERVED_CALLS: u64 = 1000;
 
 /// What `--repo-tests` needs.
 #[derive(Debug, Clone)]
@@ -158,9 +186,58 @@ fn repo_requirements(repo: &Repo, files: &[&File]) -> Vec<String> {
     requirements::extract(&repo.name, &deps)
 }
 
+/// The functions a repository's tests are watched calling: resolve's `functions` of its
+/// source files (not its tests), each with the lines its code object may start at (the
+/// first decorator's, which resolve records as `start_line`, and the `def`'s) and whether
+/// its first parameter is a method's `self`/`cls` (a method not decorated `staticmethod`).
+/// Sorted by function id.
+pub fn watch_list(functions: &[&Function], files: &[&File]) -> Vec<WatchedFunction> {
+    let sources: BTreeSet<&str> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::Source && f.status == FileStatus::Ok)
+        .map(|f| f.path.as_str())
+        .collect();
+    let mut out: Vec<WatchedFunction> = functions
+        .iter()
+        .filter(|f| sources.contains(f.path.as_str()) && !f.has_syntax_error)
+        .map(|f| {
+            let def = f
+                .source
+                .lines()
+                .position(|l| {
+                    let t = l.trim_start();
+                    t.starts_with("def ") || t.starts_with("async def ")
+                })
+                .map_or(f.start_line, |i| f.start_line + i as i32);
+            let mut lines = vec![f.start_line];
+            if def != f.start_line {
+                lines.push(def);
+            }
+            let is_static = f
+                .decorators
+                .iter()
+                .any(|d| d == "staticmethod" || d.ends_with(".staticmethod"));
+            WatchedFunction {
+                id: f.function_id.clone(),
+                path: f.path.clone(),
+                lines,
+                qualname: f.qualname.clone(),
+                drop_first: f.is_method && !is_static,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// The hash of what makes a repository's rows: its files, its requirements, the options
 /// that can change an outcome, and this build.
-pub fn input_hash(repo: &Repo, files: &[&File], opts: &RepoTestsOptions) -> String {
+pub fn input_hash(
+    repo: &Repo,
+    files: &[&File],
+    watch: &[WatchedFunction],
+    opts: &RepoTestsOptions,
+) -> String {
     let mut listing: Vec<(&str, &str)> = files
         .iter()
         .map(|f| (f.path.as_str(), f.sha256.as_str()))
@@ -171,6 +248,14 @@ pub fn input_hash(repo: &Repo, files: &[&File], opts: &RepoTestsOptions) -> Stri
         let _ = writeln!(text, "{p}\t{h}");
     }
     let reqs = repo_requirements(repo, files).join("\n");
+    let mut watched = String::new();
+    for w in watch {
+        let _ = writeln!(
+            watched,
+            "{}\t{}\t{:?}\t{}\t{}",
+            w.id, w.path, w.lines, w.qualname, w.drop_first
+        );
+    }
     let options = format!(
         "timeout={:?} memory={} python={} backend={}",
         opts.timeout,
@@ -185,6 +270,7 @@ pub fn input_hash(repo: &Repo, files: &[&File], opts: &RepoTestsOptions) -> Stri
         text.as_bytes(),
         reqs.as_bytes(),
         options.as_bytes(),
+        watched.as_bytes(),
     ])
 }
 
@@ -206,15 +292,43 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
         by_repo.entry(f.repo_id.as_str()).or_default().push(f);
     }
     let files_of = |id: &str| by_repo.get(id).map_or(&[][..], Vec::as_slice);
+    let functions: Vec<Function> = if schemas::table_exists::<Function>(dir) {
+        schemas::read_table(dir).context("reading the functions resolve found")?
+    } else {
+        tracing::debug!("no functions.parquet: the tests' calls are not observed");
+        Vec::new()
+    };
+    let mut functions_by_repo: HashMap<&str, Vec<&Function>> = HashMap::new();
+    for f in &functions {
+        functions_by_repo
+            .entry(f.repo_id.as_str())
+            .or_default()
+            .push(f);
+    }
+    let watches: HashMap<&str, Vec<WatchedFunction>> = selected
+        .iter()
+        .map(|r| {
+            let fs = functions_by_repo
+                .get(r.repo_id.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            (r.repo_id.as_str(), watch_list(fs, files_of(&r.repo_id)))
+        })
+        .collect();
     let hashes: HashMap<&str, String> = selected
         .iter()
         .map(|r| {
             (
                 r.repo_id.as_str(),
-                input_hash(r, files_of(&r.repo_id), opts),
+                input_hash(r, files_of(&r.repo_id), &watches[r.repo_id.as_str()], opts),
             )
         })
         .collect();
+    let existing_calls: Vec<ObservedCall> = if schemas::table_exists::<ObservedCall>(dir) {
+        schemas::read_table(dir)
+            .context("reading the observed_calls written before (delete it or pass --force)")?
+    } else {
+        Vec::new()
+    };
     // A repository's rows are kept when every one of them was made from exactly these inputs
     // and none is the harness's failure.
     let mut stale: BTreeSet<&str> = BTreeSet::new();
@@ -244,6 +358,16 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
         .iter()
         .filter(|r| !redo.contains(r.repo_id.as_str()))
         .cloned()
+        .collect();
+    // A repository's observed calls are kept exactly when its rows are (and were made by the
+    // same run); redone with them.
+    let kept_hash: HashMap<&str, &str> = rows
+        .iter()
+        .map(|r| (r.repo_id.as_str(), r.input_hash.as_str()))
+        .collect();
+    let mut calls: Vec<ObservedCall> = existing_calls
+        .into_iter()
+        .filter(|c| kept_hash.get(c.repo_id.as_str()) == Some(&c.input_hash.as_str()))
         .collect();
     tracing::info!(
         selected = selected.len(),
@@ -275,15 +399,32 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
             || (),
             |(), repo| {
                 let hash = &hashes[repo.repo_id.as_str()];
-                run_repo(repo, files_of(&repo.repo_id), hash, envs, backend, opts)
-                    .with_context(|| format!("repository {}", repo.name))
+                let watch = &watches[repo.repo_id.as_str()];
+                run_repo(
+                    repo,
+                    files_of(&repo.repo_id),
+                    hash,
+                    watch,
+                    envs,
+                    backend,
+                    opts,
+                )
+                .with_context(|| format!("repository {}", repo.name))
             },
-            |_, (new_rows, summary)| {
+            |_, (new_rows, new_calls, summary)| {
                 bar.inc(1);
                 rows.extend(new_rows);
                 sort_rows(&mut rows, &order);
+                calls.extend(new_calls);
+                sort_calls(&mut calls, &order);
                 ran.insert(summary.repo_id.clone(), summary);
                 // Written after each repository: a killed run keeps the repositories done.
+                // observed_calls first: rows of repo_tests without their calls would be kept
+                // by a rerun that then has no calls for them.
+                if let Err(e) = schemas::write_table(dir, &calls) {
+                    write_error = Some(anyhow::Error::new(e).context("writing observed_calls"));
+                    return ControlFlow::Break(());
+                }
                 if let Err(e) = schemas::write_table(dir, &rows) {
                     write_error = Some(anyhow::Error::new(e).context("writing repo_tests"));
                     return ControlFlow::Break(());
@@ -300,6 +441,9 @@ pub fn run(common: &CommonArgs, opts: &RepoTestsOptions) -> anyhow::Result<Stage
     if todo.is_empty() && !schemas::table_exists::<RepoTest>(dir) {
         // Nothing to run and no table yet: write an empty one, so later stages find it.
         schemas::write_table(dir, &rows).context("writing repo_tests")?;
+    }
+    if todo.is_empty() && !schemas::table_exists::<ObservedCall>(dir) {
+        schemas::write_table(dir, &calls).context("writing observed_calls")?;
     }
     let mut all = Vec::new();
     for r in &selected {
@@ -371,6 +515,77 @@ fn sort_rows(rows: &mut [RepoTest], order: &HashMap<String, usize>) {
     });
 }
 
+fn sort_calls(rows: &mut [ObservedCall], order: &HashMap<String, usize>) {
+    rows.sort_by(|a, b| {
+        let ka = order.get(&a.repo_id).copied().unwrap_or(usize::MAX);
+        let kb = order.get(&b.repo_id).copied().unwrap_or(usize::MAX);
+        ka.cmp(&kb)
+            .then_with(|| a.repo_id.cmp(&b.repo_id))
+            .then_with(|| a.function_id.cmp(&b.function_id))
+            .then_with(|| a.ordinal.cmp(&b.ordinal))
+    });
+}
+
+/// The calls of the watched functions one pass saw, over all its requests: per function its
+/// distinct argument sets in order of first sight (at most [`OBSERVED_SETS`]), each with the
+/// first test seen making it and its count (summed, up to [`OBSERVED_CALLS`]), and the calls
+/// skipped as not literal.
+#[derive(Debug, Default)]
+struct Observed {
+    functions: BTreeMap<String, ObservedSets>,
+}
+
+#[derive(Debug, Default)]
+struct ObservedSets {
+    sets: Vec<(String, String, String, u64)>,
+    skipped: u64,
+}
+
+impl Observed {
+    fn add(&mut self, seen: &[ObservedFunction]) {
+        for f in seen {
+            let mine = self.functions.entry(f.function_id.clone()).or_default();
+            mine.skipped += f.skipped;
+            let mut calls = f.calls.clone();
+            calls.sort_by_key(|c| c.ordinal);
+            for c in calls {
+                if let Some(s) = mine
+                    .sets
+                    .iter_mut()
+                    .find(|s| s.0 == c.args && s.1 == c.kwargs)
+                {
+                    s.3 = (s.3 + c.calls).min(OBSERVED_CALLS);
+                } else if mine.sets.len() < OBSERVED_SETS {
+                    mine.sets
+                        .push((c.args, c.kwargs, c.node_id, c.calls.min(OBSERVED_CALLS)));
+                }
+            }
+        }
+    }
+
+    fn rows(&self, repo_id: &str, input_hash: &str) -> Vec<ObservedCall> {
+        let mut out = Vec::new();
+        for (id, f) in &self.functions {
+            if f.skipped > 0 {
+                tracing::debug!(repo = repo_id, function = %id, skipped = f.skipped, kept = f.sets.len(), "calls with arguments not rebuildable from literals");
+            }
+            for (i, (args, kwargs, node_id, calls)) in f.sets.iter().enumerate() {
+                out.push(ObservedCall {
+                    repo_id: repo_id.to_string(),
+                    function_id: id.clone(),
+                    ordinal: i as i32,
+                    args: args.clone(),
+                    kwargs: kwargs.clone(),
+                    node_id: node_id.clone(),
+                    calls: i32::try_from(*calls).unwrap_or(i32::MAX),
+                    input_hash: input_hash.to_string(),
+                });
+            }
+        }
+        out
+    }
+}
+
 /// One pass over a repository's tests: each node id's outcome, or why nothing ran.
 #[derive(Debug, Default)]
 struct Pass {
@@ -380,6 +595,8 @@ struct Pass {
     /// Tests charged with the end of their process (run once only), by node id.
     charged: BTreeMap<String, TestReport>,
     isolation: Option<Isolation>,
+    /// What the observer saw (first pass only).
+    observed: Observed,
 }
 
 /// What a repository's tests run in, or why nothing can.
@@ -454,10 +671,11 @@ pub fn run_repo(
     repo: &Repo,
     files: &[&File],
     input_hash: &str,
+    watch: &[WatchedFunction],
     envs: &Envs,
     backend: &dyn Backend,
     opts: &RepoTestsOptions,
-) -> anyhow::Result<(Vec<RepoTest>, RepoSummary)> {
+) -> anyhow::Result<(Vec<RepoTest>, Vec<ObservedCall>, RepoSummary)> {
     let t0 = Instant::now();
     let mut summary = RepoSummary {
         name: repo.name.clone(),
@@ -481,7 +699,7 @@ pub fn run_repo(
     if tests.is_empty() {
         tracing::warn!(repo = %repo.name, "no test files");
         summary.no_tests = true;
-        return Ok((Vec::new(), summary));
+        return Ok((Vec::new(), Vec::new(), summary));
     }
     let spec = match prepare(repo, files, envs)? {
         Setup::Ready {
@@ -500,7 +718,7 @@ pub fn run_repo(
                 seconds: summary.env_seconds,
                 ..row(ENV_NODE, TestOutcome::EnvError, Isolation::None, &message)
             };
-            return Ok((vec![r], summary));
+            return Ok((vec![r], Vec::new(), summary));
         }
     };
     let limits = Limits {
@@ -514,7 +732,8 @@ pub fn run_repo(
         disk_bytes: 1 << 30,
     };
     let mut batch = Batch::new(backend, &spec, &limits);
-    let first = match run_pass(&mut batch, &tests, None, opts.timeout) {
+    let observe = (!watch.is_empty()).then(|| Observe::new(watch.to_vec()));
+    let first = match run_pass(&mut batch, &tests, None, observe.as_ref(), opts.timeout) {
         Ok(p) => p,
         Err(e) if e.is_configuration() => return Err(e.into()),
         Err(e) => {
@@ -527,10 +746,10 @@ pub fn run_repo(
             summary.seconds = t0.elapsed().as_secs_f64();
             summary.no_tests = true;
             summary.errors = 1;
-            return Ok((vec![r], summary));
+            return Ok((vec![r], Vec::new(), summary));
         }
     };
-    let second = run_pass(&mut batch, &tests, Some(&first), opts.timeout)
+    let second = run_pass(&mut batch, &tests, Some(&first), None, opts.timeout)
         .map_err(anyhow::Error::new)
         .context("second run")?;
     drop(batch);
@@ -540,6 +759,7 @@ pub fn run_repo(
         .unwrap_or(Isolation::None);
     let mut rows = merge(repo, &first, &second, isolation, input_hash);
     rows.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+    let calls = first.observed.rows(&repo.repo_id, input_hash);
     summary = RepoSummary {
         env: summary.env,
         env_seconds: summary.env_seconds,
@@ -547,10 +767,14 @@ pub fn run_repo(
         seconds: t0.elapsed().as_secs_f64(),
         ..summarize(repo, &rows)
     };
-    Ok((rows, summary))
+    Ok((rows, calls, summary))
 }
 
-fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
+fn pytest(
+    node_ids: Vec<String>,
+    deselect: &BTreeSet<String>,
+    observe: Option<&Observe>,
+) -> Request {
     // pytest-randomly, when a repository installs it, would reorder tests between the
     // two runs and make order-dependent tests look flaky for the wrong reason.
     // A file that fails to import is one `error` row; the others still run.
@@ -573,6 +797,7 @@ fn pytest(node_ids: Vec<String>, deselect: &BTreeSet<String>) -> Request {
         overlay: Vec::new(),
         capture: false,
         trace: None,
+        observe: observe.cloned(),
     })
 }
 
@@ -632,12 +857,19 @@ fn run_charging(
     batch: &mut Batch<'_>,
     node_ids: &[String],
     pass: &mut Pass,
+    observe: Option<&Observe>,
     retries: usize,
 ) -> Result<Ran, ExecError> {
     for _ in 0..=retries {
         let deselect: BTreeSet<String> = pass.charged.keys().cloned().collect();
-        let o = batch.run(&pytest(node_ids.to_vec(), &deselect))?;
+        let o = batch.run(&pytest(node_ids.to_vec(), &deselect, observe))?;
         pass.isolation.get_or_insert(o.isolation);
+        // A request that died sends nothing; one that finished, what its tests called
+        // (a rerun without a charged test sees the same calls again: merged by their text).
+        pass.observed.add(&o.observed);
+        if let Some(e) = &o.observe_error {
+            tracing::warn!(error = %e, "the observer's record was lost");
+        }
         if o.status == Status::SandboxViolation {
             tracing::warn!(detail = ?o.detail, "the test suite tripped the sandbox");
         }
@@ -675,6 +907,7 @@ fn run_pass(
     batch: &mut Batch<'_>,
     tests: &[String],
     first: Option<&Pass>,
+    observe: Option<&Observe>,
     timeout: Duration,
 ) -> Result<Pass, ExecError> {
     let mut pass = Pass {
@@ -683,7 +916,7 @@ fn run_pass(
     };
     let per_file = first.is_some_and(|f| f.per_file);
     if !per_file {
-        match run_charging(batch, tests, &mut pass, SUITE_RETRIES)? {
+        match run_charging(batch, tests, &mut pass, observe, SUITE_RETRIES)? {
             Ran::Done(reports) => {
                 for t in reports {
                     pass.tests.insert(t.node_id.clone(), t);
@@ -725,7 +958,13 @@ fn run_pass(
             );
             continue;
         }
-        match run_charging(batch, std::slice::from_ref(file), &mut pass, FILE_RETRIES)? {
+        match run_charging(
+            batch,
+            std::slice::from_ref(file),
+            &mut pass,
+            observe,
+            FILE_RETRIES,
+        )? {
             Ran::Done(reports) => {
                 for t in reports {
                     pass.tests.insert(t.node_id.clone(), t);

@@ -290,6 +290,181 @@ def session_main(req_r, rw, nonce, ctx):
         send(payload)
 
 
+# --------------------------------------------------------------------------- observing calls
+
+CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
+CO_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
+
+
+def make_observer(spec, rootdir, current):
+    """The recorder of the arguments the tests call watched functions with (a `pytest`
+    request's `observe`): (start, stop, report). `spec["functions"]`: `{"id", "path" (relative
+    to the rootdir), "lines" (the lines `co_firstlineno` may be: the first decorator's and the
+    `def`'s), "qualname", "drop_first" (a method's `self`/`cls`)}`; bounds `max_sets`
+    distinct argument texts per function, `max_chars` of text per set, `max_calls` counted per
+    set, `max_seen` calls looked at per function, `max_total` calls looked at in all.
+
+    `sys.setprofile` (coverage and the slicer use `sys.settrace`: the two coexist): on a
+    `call` event, the file name of the code object picks the file's watched lines (a dict
+    lookup; files not watched cost one lookup per call), its first line and qualified name
+    the function. A call's arguments come from its frame: the positional parameters (after
+    `self`/`cls` when `drop_first`), the keyword-only ones, `*args` and `**kwargs`, defaults
+    as the frame holds them; they are kept when every one is rebuildable from literals
+    (`values.make_arg_writer`), else counted as skipped. A generator's resumptions are not
+    calls. A function that has `max_sets` sets or was looked at `max_seen` times is no longer
+    looked at; after `max_total` calls, or when every function is, the profile is removed.
+    The profile is on during each test's setup and call only (a profile over pytest's own
+    machinery would double a session's time); calls at collection or in teardown are not
+    seen. Built before any user code runs, from references captured now."""
+    _getattr, _type, _len, _list, _str, _int = getattr, type, len, list, str, int
+    realpath, join = os.path.realpath, os.path.join
+    setprofile, getprofile = sys.setprofile, sys.getprofile
+    write = values.make_arg_writer()
+    max_sets = int(spec.get("max_sets") or 32)
+    max_chars = int(spec.get("max_chars") or 2048)
+    max_calls = int(spec.get("max_calls") or 1000)
+    max_seen = int(spec.get("max_seen") or 5000)
+    total = [int(spec.get("max_total") or 200000)]
+    wanted = {}  # realpath of a file -> {first line: entry}
+    entries = []
+    for f in spec.get("functions") or ():
+        e = {"id": _str(f["id"]), "qualname": _str(f.get("qualname") or ""),
+             "drop": bool(f.get("drop_first")), "sets": {}, "skipped": 0, "seen": 0,
+             "start": None, "lines": [_int(x) for x in f.get("lines") or ()]}
+        entries.append(e)
+        lines = wanted.setdefault(realpath(join(rootdir, _str(f["path"]))), {})
+        for ln in e["lines"]:
+            lines.setdefault(ln, []).append(e)
+    by_file = {}  # co_filename as the code has it -> {first line: [entries]} (empty: none)
+    live = [_len(entries)]
+
+    def lines_of(filename):
+        try:
+            d = wanted.get(realpath(filename)) if _type(filename) is _str else None
+        except (OSError, ValueError):
+            d = None
+        d = d if d is not None else {}
+        by_file[filename] = d
+        return d
+
+    def full(e):
+        live[0] -= 1
+        if live[0] <= 0:  # every function is full: the profile is not needed any more
+            total[0] = 0
+            setprofile(None)
+        for ln in e["lines"]:
+            for d in by_file.values():
+                lst = d.get(ln)
+                if lst is not None and e in lst:
+                    lst.remove(e)
+                    if not lst:
+                        del d[ln]
+
+    def record(frame, code, e):
+        if code.co_flags & CO_RESUMABLE:
+            # Every resumption of a generator or coroutine is a `call` event: only the first
+            # instruction offset any of its frames starts at is a call.
+            if e["start"] is None:
+                e["start"] = frame.f_lasti
+            elif frame.f_lasti != e["start"]:
+                return
+        e["seen"] += 1
+        total[0] -= 1
+        loc = frame.f_locals
+        names = code.co_varnames
+        n, k, flags = code.co_argcount, code.co_kwonlyargcount, code.co_flags
+        try:
+            args = [loc[names[i]] for i in range(n)]
+            kwargs = {}
+            for i in range(n, n + k):
+                kwargs[names[i]] = loc[names[i]]
+            i = n + k
+            if flags & CO_VARARGS:
+                extra = loc[names[i]]
+                if _type(extra) is not tuple:
+                    raise KeyError
+                args.extend(extra)
+                i += 1
+            if flags & CO_VARKEYWORDS:
+                extra = loc[names[i]]
+                if _type(extra) is not dict:
+                    raise KeyError
+                for key in _list(extra):
+                    if _type(key) is not _str:
+                        raise KeyError
+                    kwargs[key] = extra[key]
+        except KeyError:
+            e["skipped"] += 1
+            return
+        if e["drop"]:
+            if not args:
+                e["skipped"] += 1
+                return
+            args = args[1:]
+        a = write(args, max_chars)
+        kw = write(kwargs, max_chars - _len(a)) if a is not None else None
+        if kw is None:
+            e["skipped"] += 1
+        else:
+            sets = e["sets"]
+            s = sets.get((a, kw))
+            if s is None:
+                sets[(a, kw)] = [_len(sets), current[0] or "<outside a test>", 1]
+            elif s[2] < max_calls:
+                s[2] += 1
+        if _len(e["sets"]) >= max_sets or e["seen"] >= max_seen:
+            full(e)
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        code = frame.f_code
+        d = by_file.get(code.co_filename)
+        if d is None:
+            d = lines_of(code.co_filename)
+        if not d:
+            return
+        lst = d.get(code.co_firstlineno)
+        if lst is None:
+            return
+        qualname = _getattr(code, "co_qualname", None)
+        for e in lst:
+            if qualname is None or qualname == e["qualname"]:
+                try:
+                    record(frame, code, e)
+                except Exception:  # noqa: BLE001 - a value whose type misbehaves: skipped
+                    e["skipped"] += 1
+                if total[0] <= 0:
+                    setprofile(None)
+                return
+
+    def start():
+        # Not over a profiler of the code's own, and never again once `max_total` is spent.
+        if total[0] > 0 and getprofile() is None:
+            setprofile(profile)
+
+    def stop():
+        if getprofile() is profile:
+            setprofile(None)
+
+    def report():
+        """`[(function_id, [(ordinal, args, kwargs, node_id, calls)], skipped)]`, of exact
+        builtin types only (the tests ran in this process)."""
+        out = []
+        for e in entries:
+            rows = []
+            for (a, kw), (o, nid, c) in e["sets"].items():
+                if _type(a) is _str and _type(kw) is _str and _type(nid) is _str \
+                        and _type(o) is _int and _type(c) is _int:
+                    rows.append((o, a, kw, nid, c))
+            skipped = e["skipped"] if _type(e["skipped"]) is _int else 0
+            if rows or skipped:
+                out.append((e["id"], rows, skipped))
+        return out
+
+    return start, stop, report
+
+
 # --------------------------------------------------------------------------- a pytest one-shot
 
 def install_capture(captures, current):
@@ -365,6 +540,10 @@ def child_pytest(req, rw, nonce, ctx, pw=-1):
     trace = req.get("trace")
     slicer = ctx.get("slicer") if trace is not None else None
     slices = []
+    observing = [None]  # the test running now, for the observer (None between tests)
+    observer = None
+    if req.get("observe"):
+        observer = make_observer(req["observe"], rootdir, observing)
     try:
         import pytest
 
@@ -380,10 +559,12 @@ def child_pytest(req, rw, nonce, ctx, pw=-1):
             def pytest_runtest_protocol(self, item, nextitem):
                 progress("S " + item.nodeid)
                 current[0] = item.nodeid
+                observing[0] = item.nodeid
                 seen = len(violations)
                 if cov is not None:
                     cov.switch_context(item.nodeid)
                 yield
+                observing[0] = None
                 if cov is not None:
                     cov.switch_context("")
                 if len(violations) > seen:
@@ -396,7 +577,29 @@ def child_pytest(req, rw, nonce, ctx, pw=-1):
                 progress("E")
 
             @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_setup(self, item):
+                # Calls a fixture makes are observed too (a profile over pytest's own
+                # machinery would double the session's time: only the tests' phases).
+                if observer is not None:
+                    observer[0]()
+                try:
+                    yield
+                finally:
+                    if observer is not None:
+                        observer[1]()
+
+            @pytest.hookimpl(hookwrapper=True)
             def pytest_runtest_call(self, item):
+                if observer is None:
+                    yield from self.traced_call(item)
+                    return
+                observer[0]()
+                try:
+                    yield from self.traced_call(item)
+                finally:
+                    observer[1]()
+
+            def traced_call(self, item):
                 # The test's call is traced (not its setup: fixtures are its inputs).
                 if trace is None:
                     yield
@@ -462,6 +665,11 @@ def child_pytest(req, rw, nonce, ctx, pw=-1):
                             lines.setdefault(c, {}).setdefault(rel, []).append(lineno)
         if trace is not None:
             payload["slices"] = slices
+        if observer is not None:
+            try:
+                payload["observed"] = observer[2]()
+            except Exception as e:  # noqa: BLE001 - the code spoilt the recorder: nothing
+                payload["observe_error"] = repr(e)[:500]
         if req.get("capture"):
             payload["captures"] = [(nid, key, c[0], c[1]) for (nid, key), c in captures.items()]
         payload["tests"] = [(nid, results[nid][0], results[nid][1], results[nid][2],

@@ -179,6 +179,10 @@ def to_json(p, out, work):
                            for n, k, c, t in p["captures"]]
     if "slices" in p:
         out["slices"] = [slice_to_json(n, r) for n, r in p["slices"]]
+    if "observed" in p:
+        out["observed"] = observed_to_json(p["observed"])
+    if "observe_error" in p:
+        out["observe_error"] = str(p["observe_error"])[:500]
     if "tests" in p:
         out["tests"] = [{"node_id": n, "outcome": o, "seconds": s, "detail": d or None,
                          "lines": [{"path": path, "lines": ls} for path, ls in lines]}
@@ -197,4 +201,28 @@ def slice_to_json(node_id, r):
                           "function": f, "first_line": a, "last_line": b, "role": role}
                          for p, ln, c, lo, hi, f, a, b, role in r.get("statements", ())]
     out["inputs"] = [{"key": k, "role": role} for k, role in r.get("inputs", ())]
+    return out
+
+
+def observed_to_json(observed):
+    """The observer's report (`child.make_observer`) as the `ObservedFunction` JSON of the
+    protocol; anything not of the exact types the observer writes is left out (the tests ran
+    in the process that built it)."""
+    out = []
+    if type(observed) is not list:
+        return out
+    for item in observed:
+        if type(item) is not tuple or len(item) != 3:
+            continue
+        fid, rows, skipped = item
+        if type(fid) is not str or type(rows) is not list or type(skipped) is not int:
+            continue
+        calls = []
+        for r in rows:
+            if (type(r) is tuple and len(r) == 5 and type(r[0]) is int and type(r[1]) is str
+                    and type(r[2]) is str and type(r[3]) is str and type(r[4]) is int):
+                calls.append({"ordinal": r[0], "args": r[1], "kwargs": r[2], "node_id": r[3],
+                              "calls": r[4]})
+        calls.sort(key=lambda c: c["ordinal"])
+        out.append({"function_id": fid, "calls": calls, "skipped": skipped})
     return out

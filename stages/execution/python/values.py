@@ -10,7 +10,11 @@ nothing they do.
 
 import ast
 import builtins
+import datetime
+import decimal
+import fractions
 import operator
+import pathlib
 
 # A returned iterator (generator, map, zip, ...) is drawn for at most this many items, while
 # coverage still runs; more makes its tag `truncated`.
@@ -32,6 +36,18 @@ ARG_BUILTINS = ("abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable"
 ARG_OPERATORS = ("abs", "add", "and_", "concat", "contains", "eq", "floordiv", "ge", "getitem",
                  "gt", "invert", "le", "lt", "mod", "mul", "ne", "neg", "not_", "or_", "pos",
                  "pow", "sub", "truediv", "truth", "xor")
+# Standard constructors a test case may call, `module.Name(...)`, with literal arguments only
+# (no keywords): (module, name) -> (class, the argument types in order, how many are needed
+# at least). Nothing else is called; the writer (`make_arg_writer`) writes exactly these.
+ARG_CONSTRUCTORS = {
+    ("datetime", "datetime"): (datetime.datetime, (int,) * 7, 3),
+    ("datetime", "date"): (datetime.date, (int,) * 3, 3),
+    ("datetime", "time"): (datetime.time, (int,) * 4, 0),
+    ("datetime", "timedelta"): (datetime.timedelta, (int,) * 3, 0),
+    ("decimal", "Decimal"): (decimal.Decimal, (str,), 1),
+    ("fractions", "Fraction"): (fractions.Fraction, (int, int), 2),
+    ("pathlib", "PurePosixPath"): (pathlib.PurePosixPath, (str,), 1),
+}
 
 
 # --------------------------------------------------------------------------- arguments (child)
@@ -47,8 +63,12 @@ def make_arg_eval():
     `'inf'`, `'-inf'`), a sign before it (`-float('inf')`), `set()`/`set(C)`,
     `frozenset()`/`frozenset(C)` for a literal list, tuple or set C, `iter(L)` for a literal
     list or tuple L (an iterator over it: for code that takes any iterable), one of ARG_BUILTINS by
-    bare name (`len`, `sorted`: to pass a function) and `operator.NAME` for NAME in
-    ARG_OPERATORS. No other name, attribute, call, operator, lambda or comprehension."""
+    bare name (`len`, `sorted`: to pass a function), `operator.NAME` for NAME in
+    ARG_OPERATORS, and the constructors of ARG_CONSTRUCTORS with int or str literals as their
+    positional arguments (`datetime.datetime(2024, 1, 2, 3, 4, 5, 0)`, `datetime.date(..)`,
+    `datetime.time(..)`, `datetime.timedelta(d, s, us)`, `decimal.Decimal('1.5')`,
+    `fractions.Fraction(1, 3)`, `pathlib.PurePosixPath('a/b')`). No other name, attribute,
+    call, operator, lambda or comprehension."""
     _compile, only_ast = compile, ast.PyCF_ONLY_AST
     _type, _len, _str, _float, _int, _zip, _getattr = type, len, str, float, int, zip, getattr
     _tuple, _set, _frozen, _iter = tuple, set, frozenset, iter
@@ -64,6 +84,7 @@ def make_arg_eval():
     COLLECTIONS = (list, tuple, set, frozenset)
     names = {n: getattr(builtins, n) for n in ARG_BUILTINS}
     ops = {n: getattr(operator, n) for n in ARG_OPERATORS}
+    constructors = dict(ARG_CONSTRUCTORS)
 
     def bad(node):
         where = ""
@@ -77,8 +98,28 @@ def make_arg_eval():
             _append(out, convert(e))
         return out
 
+    def construct(node):
+        f = node.func
+        key = (f.value.id, f.attr)
+        if key not in constructors:
+            bad(node)
+        make, types, least = constructors[key]
+        if _len(node.args) < least or _len(node.args) > _len(types):
+            bad(node)
+        args = []
+        for a, t in _zip(node.args, types):
+            if _type(a) not in (N_CONST, N_UNARY):
+                bad(a)
+            v = convert(a)
+            if _type(v) is not t:
+                bad(a)
+            _append(args, v)
+        return make(*args)
+
     def call(node):
         f = node.func
+        if (not node.keywords and _type(f) is N_ATTR and _type(f.value) is N_NAME):
+            return construct(node)
         if node.keywords or _type(f) is not N_NAME or _len(node.args) > 1:
             bad(node)
         name, args = f.id, node.args
@@ -148,6 +189,160 @@ def make_arg_eval():
         return convert(tree.body)
 
     return evaluate
+
+
+def make_arg_writer():
+    """Returns `write(x, cap)`: the text of value `x` in the grammar `make_arg_eval` reads
+    (reading it gives a value equal to `x`, of the same exact types), or None when `x` is not
+    rebuildable from it (any other type, subclasses included: an enum, a named tuple, a
+    `bool` subclass; a recursive container; a NaN or infinite part of a complex; a datetime
+    with a time zone) or its text is over `cap` characters. Built from references captured
+    now (before user code runs); it runs no method of `x` but those of the exact builtin and
+    standard types above (`repr` of str, bytes, int and float; `str` of a Decimal)."""
+    _type, _len, _id, _list = type, len, id, list
+    _repr, _str, _float_repr, _int_repr = builtins.repr, str, float.__repr__, int.__repr__
+    _str_repr, _bytes_repr = str.__repr__, bytes.__repr__
+    T_INT, T_FLOAT, T_STR, T_BYTES, T_BOOL, T_COMPLEX = int, float, str, bytes, bool, complex
+    T_LIST, T_TUPLE, T_DICT, T_SET, T_FROZEN = list, tuple, dict, set, frozenset
+    NONE, ELLIPSIS = _type(None), _type(...)
+    T_DT, T_DATE, T_TIME, T_TD = (datetime.datetime, datetime.date, datetime.time,
+                                  datetime.timedelta)
+    T_DEC, T_FRAC, T_PPP = decimal.Decimal, fractions.Fraction, pathlib.PurePosixPath
+    _dec_str, _ppp_str = decimal.Decimal.__str__, pathlib.PurePosixPath.__str__
+    _join, _append = ", ".join, list.append
+    INF = float("inf")
+    names = {}
+    for n in ARG_BUILTINS:
+        names[_id(getattr(builtins, n))] = (getattr(builtins, n), n)
+    for n in ARG_OPERATORS:
+        names.setdefault(_id(getattr(operator, n)), (getattr(operator, n), "operator." + n))
+
+    class Over(Exception):
+        pass
+
+    def real(x):
+        if x != x:
+            return "float('nan')"
+        if x == INF:
+            return "float('inf')"
+        if x == -INF:
+            return "-float('inf')"
+        return _float_repr(x)
+
+    def ints(*xs):
+        return "(" + _join([_int_repr(v) for v in xs]) + ")"
+
+    def items(xs, budget, seen, depth):
+        out = []
+        for v in xs:
+            _append(out, w(v, budget, seen, depth + 1))
+        return out
+
+    def w(x, budget, seen, depth):
+        t = _type(x)
+        if t is NONE:
+            s = "None"
+        elif t is T_BOOL:
+            s = "True" if x is True else "False"
+        elif t is T_INT:
+            if budget[0] < 0 or x.bit_length() > 8 * budget[0]:
+                raise Over
+            s = _int_repr(x)
+        elif t is T_FLOAT:
+            s = real(x)
+        elif t is T_STR:
+            if _len(x) > budget[0]:
+                raise Over
+            s = _str_repr(x)
+        elif t is T_BYTES:
+            if _len(x) > budget[0]:
+                raise Over
+            s = _bytes_repr(x)
+        elif t is ELLIPSIS:
+            s = "..."
+        elif t is T_COMPLEX:
+            # `(r + ij)` or `(r - ij)`: read back as a real plus (or minus) an imaginary
+            # literal; a part whose sign or value that loses (-0.0, NaN, infinities) is not
+            # written.
+            r, i = x.real, x.imag
+            rs, si = _float_repr(r), _float_repr(i)
+            if r != r or i != i or r in (INF, -INF) or i in (INF, -INF) or rs[0] == "-" and r == 0 \
+                    or si[0] == "-" and i == 0:
+                return None
+            s = "(" + rs + (" - " + si[1:] if si[0] == "-" else " + " + si) + "j)"
+        elif t in (T_LIST, T_TUPLE, T_DICT, T_SET, T_FROZEN):
+            if depth > 50 or _id(x) in seen:
+                return None
+            budget[0] -= 2
+            if budget[0] < 0:
+                raise Over
+            seen.add(_id(x))
+            try:
+                if t is T_DICT:
+                    parts = []
+                    for k in _list(x):
+                        ks = w(k, budget, seen, depth + 1)
+                        vs = w(x[k], budget, seen, depth + 1)
+                        if ks is None or vs is None:
+                            return None
+                        _append(parts, ks + ": " + vs)
+                    s = "{" + _join(parts) + "}"
+                else:
+                    parts = items(_list(x), budget, seen, depth)
+                    if None in parts:
+                        return None
+                    body = _join(parts)
+                    if t is T_LIST:
+                        s = "[" + body + "]"
+                    elif t is T_TUPLE:
+                        s = "(" + body + ("," if _len(parts) == 1 else "") + ")"
+                    elif t is T_SET:
+                        s = "{" + body + "}" if parts else "set()"
+                    else:
+                        s = "frozenset([" + body + "])" if parts else "frozenset()"
+            finally:
+                seen.discard(_id(x))
+            return s
+        elif t is T_DT:
+            if x.tzinfo is not None or x.fold:
+                return None
+            s = "datetime.datetime" + ints(x.year, x.month, x.day, x.hour, x.minute, x.second,
+                                           x.microsecond)
+        elif t is T_DATE:
+            s = "datetime.date" + ints(x.year, x.month, x.day)
+        elif t is T_TIME:
+            if x.tzinfo is not None or x.fold:
+                return None
+            s = "datetime.time" + ints(x.hour, x.minute, x.second, x.microsecond)
+        elif t is T_TD:
+            s = "datetime.timedelta" + ints(x.days, x.seconds, x.microseconds)
+        elif t is T_DEC:
+            s = "decimal.Decimal(" + _str_repr(_dec_str(x)) + ")"
+        elif t is T_FRAC:
+            s = "fractions.Fraction" + ints(x.numerator, x.denominator)
+        elif t is T_PPP:
+            s = "pathlib.PurePosixPath(" + _str_repr(_ppp_str(x)) + ")"
+        else:
+            known = names.get(_id(x))
+            if known is None or known[0] is not x:
+                return None
+            s = known[1]
+        budget[0] -= _len(s)
+        if budget[0] < 0:
+            raise Over
+        return s
+
+    def write(x, cap):
+        budget = [cap]
+        try:
+            s = w(x, budget, set(), 0)
+        except Over:
+            return None
+        if s is None or _len(s) > cap:
+            return None
+        return s
+
+    return write
 
 
 # --------------------------------------------------------------------------- drawing and tagging (child)

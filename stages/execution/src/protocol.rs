@@ -51,7 +51,12 @@ pub struct Call {
     /// - `operator.NAME` for NAME among `abs`, `add`, `and_`, `concat`, `contains`, `eq`,
     ///   `floordiv`, `ge`, `getitem`, `gt`, `invert`, `le`, `lt`, `mod`, `mul`, `ne`, `neg`,
     ///   `not_`, `or_`, `pos`, `pow`, `sub`, `truediv`, `truth`, `xor` (the attribute only:
-    ///   no call such as `operator.itemgetter(0)`).
+    ///   no call such as `operator.itemgetter(0)`);
+    /// - these standard constructors, with int (or, for the last two, str) literals as
+    ///   positional arguments and no keyword: `datetime.datetime(Y, M, D[, h, m, s, us])`,
+    ///   `datetime.date(Y, M, D)`, `datetime.time([h, m, s, us])`,
+    ///   `datetime.timedelta([days, seconds, us])`, `fractions.Fraction(N, D)`,
+    ///   `decimal.Decimal(S)`, `pathlib.PurePosixPath(S)` (`ARG_CONSTRUCTORS`).
     ///
     /// Nothing else: no other name, attribute or call, no operator but the signs and
     /// complex literals, no `lambda`, no comprehension. Text outside this grammar (or
@@ -106,6 +111,95 @@ pub struct PytestRun {
     /// ([`Outcome::slices`]); not with `coverage`.
     #[serde(default)]
     pub trace: Option<Trace>,
+    /// Record the arguments the tests call these functions with ([`Outcome::observed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<Observe>,
+}
+
+/// The functions a `pytest` request watches, and the bounds on what it records (see
+/// `make_observer` in `python/child.py`).
+///
+/// The runner profiles the session (`sys.setprofile`, beside coverage's and the slicer's
+/// `sys.settrace`); on each call of a watched function it takes the arguments from the
+/// frame: the positional parameters in order (filled by keyword or by their default alike),
+/// `*args` after them, the keyword-only parameters and `**kwargs` as keywords. A call is
+/// kept when every argument is rebuildable from the literal grammar of [`Call::args`]
+/// (written so that reading it gives values of the same exact types), else counted as
+/// skipped. A generator's resumptions are not calls. The profile is on during each test's
+/// setup and call only (not at collection, not in teardown, not in other threads), and off
+/// for good once every watched function is full or `max_total` calls were looked at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observe {
+    pub functions: Vec<WatchedFunction>,
+    /// Distinct argument sets (by text) kept per function; then it is no longer watched.
+    pub max_sets: u32,
+    /// Characters of `args` and `kwargs` text together per set; longer sets are skipped.
+    pub max_chars: u32,
+    /// Calls counted per set.
+    pub max_calls: u32,
+    /// Calls looked at per function; then it is no longer watched.
+    pub max_seen: u32,
+    /// Calls looked at in the whole request; then the profile is removed.
+    pub max_total: u32,
+}
+
+impl Observe {
+    /// The default bounds: 32 sets of at most 2,000 characters per function, repeated calls
+    /// counted up to 1,000, 5,000 calls looked at per function and 200,000 in all.
+    pub fn new(functions: Vec<WatchedFunction>) -> Observe {
+        Observe {
+            functions,
+            max_sets: 32,
+            max_chars: 2000,
+            max_calls: 1000,
+            max_seen: 5000,
+            max_total: 200_000,
+        }
+    }
+}
+
+/// A function to watch: a code object is it when its file, first line and (Python 3.11+)
+/// qualified name match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchedFunction {
+    /// Returned with its calls ([`ObservedFunction::function_id`]).
+    pub id: String,
+    /// Its file, relative to the rootdir.
+    pub path: String,
+    /// The lines its code object's `co_firstlineno` may be: the first decorator's (what
+    /// Python 3.8 and later give a decorated function) and the `def`'s.
+    pub lines: Vec<i32>,
+    /// `Class.method`, `outer.<locals>.inner` (compared with `co_qualname`).
+    pub qualname: String,
+    /// A method's `self` or `cls`: left out of the recorded arguments.
+    pub drop_first: bool,
+}
+
+/// The calls of one watched function a `pytest` request saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedFunction {
+    pub function_id: String,
+    /// Its distinct argument sets, in order of first sight.
+    #[serde(default)]
+    pub calls: Vec<ObservedArgs>,
+    /// Calls whose arguments are not rebuildable from literals (or too long), not kept.
+    #[serde(default)]
+    pub skipped: u64,
+}
+
+/// One distinct argument set of a watched function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedArgs {
+    /// From 0, in order of first sight.
+    pub ordinal: u32,
+    /// A literal list, in the grammar of [`Call::args`] (without a method's `self`/`cls`).
+    pub args: String,
+    /// A literal dict with string keys.
+    pub kwargs: String,
+    /// The test that first made the call (in its setup or its call).
+    pub node_id: String,
+    /// Times seen (counted up to [`Observe::max_calls`]).
+    pub calls: u64,
 }
 
 /// What to slice, and the bound on the trace (see `python/slicer.py`).
@@ -430,6 +524,13 @@ pub struct Outcome {
     /// The traced executions' slices, for requests with a `trace`.
     #[serde(default)]
     pub slices: Vec<SliceUnit>,
+    /// What the observer recorded, for `pytest` requests with `observe` (functions with a
+    /// kept or skipped call only).
+    #[serde(default)]
+    pub observed: Vec<ObservedFunction>,
+    /// Why the observer's record was lost (the code under test spoilt it).
+    #[serde(default)]
+    pub observe_error: Option<String>,
 }
 
 impl Outcome {
@@ -452,6 +553,8 @@ impl Outcome {
             detail: Some(detail),
             captures: Vec::new(),
             slices: Vec::new(),
+            observed: Vec::new(),
+            observe_error: None,
         }
     }
 

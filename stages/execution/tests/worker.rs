@@ -186,6 +186,7 @@ fn pytest_request_reports_outcomes_and_lines_per_test() {
         overlay: vec![],
         capture: false,
         trace: None,
+        observe: None,
     });
     let out = run_batch(&backend(), &spec, &[req], &limits()).unwrap();
     let o = &out[0];
@@ -382,6 +383,7 @@ fn pristine_pytest_requests_undo_what_earlier_ones_did() {
             overlay,
             capture: false,
             trace: None,
+            observe: None,
         })
     };
     let ov = |path: &str, text: &str| Overlay {

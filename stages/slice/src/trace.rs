@@ -220,6 +220,7 @@ pub fn pytest(
             overlay: overlay.to_vec(),
             capture,
             trace,
+            observe: None,
         })
     };
     let mut outcomes = Vec::with_capacity(2);

@@ -128,6 +128,7 @@ pub fn record(
         overlay,
         capture: true,
         trace: None,
+        observe: None,
     });
     let limits = judges.options().limits_for(tests_seconds);
     let o = match judges.run(repo_id, seed, limits, &req)? {

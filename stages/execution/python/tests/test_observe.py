@@ -1,0 +1,249 @@
+"""The observer of a `pytest` request (`observe`: the arguments the tests call watched
+functions with) and the argument writer it uses, round trip through the reader."""
+
+import datetime
+import decimal
+import fractions
+import operator
+import pathlib
+
+import pytest
+from test_runner import pytest_request
+
+MOD = '''import functools
+
+
+def deco(f):
+    @functools.wraps(f)
+    def inner(*a, **k):
+        return f(*a, **k)
+    return inner
+
+
+def add(a, b=10, *rest, scale=1, **extra):
+    return (a + b + sum(rest)) * scale
+
+
+@deco
+def decorated(x):
+    return x
+
+
+class Box:
+    def __init__(self, size):
+        self.size = size
+
+    def grow(self, by, *, twice=False):
+        return self.size + by * (2 if twice else 1)
+
+    @classmethod
+    def make(cls, size):
+        return cls(size)
+
+    @staticmethod
+    def check(v):
+        return v > 0
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def hot(i):
+    return i
+'''
+
+TESTS = '''import datetime
+import decimal
+
+from mod import Box, add, decorated, gen, hot
+
+
+def test_add():
+    assert add(1, 2) == 3
+    assert add(1, 2) == 3
+    assert add(1) == 11
+    assert add(1, 2, 3, scale=2, tag="t") == 12
+    try:
+        add(object(), 2)
+    except TypeError:
+        pass
+
+
+def test_decorated():
+    assert decorated(datetime.date(2024, 1, 2)) == datetime.date(2024, 1, 2)
+    assert decorated(decimal.Decimal("1.5")) == decimal.Decimal("1.5")
+
+
+def test_methods():
+    b = Box.make(3)
+    assert b.grow(2, twice=True) == 7
+    assert Box.check(5)
+
+
+def test_gen():
+    assert list(gen(3)) == [0, 1, 2]
+
+
+def test_hot():
+    for i in range(100):
+        hot(i)
+    for _ in range(50):
+        hot("again")
+'''
+
+def fn(fid, qualname, first, defline=None, drop=False):
+    return {"id": fid, "path": "mod.py", "lines": [first] + ([defline] if defline else []),
+            "qualname": qualname, "drop_first": drop}
+
+
+def watch(**bounds):
+    lines = MOD.splitlines()
+
+    def at(text):
+        return lines.index(text) + 1
+
+    funcs = [
+        fn("f-add", "add", at("def add(a, b=10, *rest, scale=1, **extra):")),
+        # Decorated: the first line is the decorator's, as resolve records it.
+        fn("f-dec", "decorated", at("@deco"), at("def decorated(x):")),
+        fn("f-grow", "Box.grow", at("    def grow(self, by, *, twice=False):"), drop=True),
+        fn("f-make", "Box.make", at("    @classmethod"), at("    def make(cls, size):"), drop=True),
+        fn("f-check", "Box.check", at("    @staticmethod"), at("    def check(v):")),
+        fn("f-gen", "gen", at("def gen(n):")),
+        fn("f-hot", "hot", at("def hot(i):")),
+    ]
+    spec = {"functions": funcs}
+    spec.update(bounds)
+    return spec
+
+
+@pytest.fixture
+def tree(tmp_path):
+    t = tmp_path / "tree"
+    (t / "tests").mkdir(parents=True)
+    (t / "mod.py").write_text(MOD)
+    (t / "tests" / "test_mod.py").write_text(TESTS)
+    return str(t)
+
+
+def run(start_worker, tree, **kw):
+    w = start_worker(tree=tree, sys_path=["."])
+    req = pytest_request([], **kw)
+    req["node_ids"] = ["tests/test_mod.py"]
+    a = w.request(req, wall=60)
+    assert a["status"] == "ok", a
+    assert all(t["outcome"] == "passed" for t in a["tests"]), a["tests"]
+    return {o["function_id"]: o for o in a.get("observed", [])}
+
+
+def sets(o):
+    return [(c["args"], c["kwargs"], c["calls"], c["node_id"].split("::")[-1])
+            for c in o["calls"]]
+
+
+def test_records_literal_calls(start_worker, tree):
+    obs = run(start_worker, tree, observe=watch(), coverage=True)
+    assert sets(obs["f-add"]) == [
+        ("[1, 2]", "{'scale': 1}", 2, "test_add"),
+        ("[1, 10]", "{'scale': 1}", 1, "test_add"),  # the default, as the frame holds it
+        ("[1, 2, 3]", "{'scale': 2, 'tag': 't'}", 1, "test_add"),
+    ]
+    assert obs["f-add"]["skipped"] == 1  # add(object(), 2)
+    assert [c["ordinal"] for c in obs["f-add"]["calls"]] == [0, 1, 2]
+    assert sets(obs["f-dec"]) == [("[datetime.date(2024, 1, 2)]", "{}", 1, "test_decorated"),
+                                  ("[decimal.Decimal('1.5')]", "{}", 1, "test_decorated")]
+    # Methods: without `self` / `cls`; a static method keeps its first argument.
+    assert sets(obs["f-grow"]) == [("[2]", "{'twice': True}", 1, "test_methods")]
+    assert sets(obs["f-make"]) == [("[3]", "{}", 1, "test_methods")]
+    assert sets(obs["f-check"]) == [("[5]", "{}", 1, "test_methods")]
+    # A generator is called once, whatever its resumptions.
+    assert sets(obs["f-gen"]) == [("[3]", "{}", 1, "test_gen")]
+    assert len(obs["f-hot"]["calls"]) == 32  # max_sets by default
+
+
+def test_bounds(start_worker, tree):
+    obs = run(start_worker, tree, observe=watch(max_sets=5, max_calls=3, max_chars=8))
+    hot = sets(obs["f-hot"])
+    assert [a for a, _, _, _ in hot] == ["[0]", "[1]", "[2]", "[3]", "[4]"]
+    obs = run(start_worker, tree, observe=watch(max_sets=200, max_calls=3))
+    hot = sets(obs["f-hot"])
+    assert len(hot) == 101 and hot[-1] == ("['again']", "{}", 3, "test_hot")
+    obs = run(start_worker, tree, observe=watch(max_chars=8))
+    # `{'scale': 1}` is 12 characters: over the cap of a set, skipped.
+    assert "f-add" not in obs or not obs["f-add"]["calls"]
+    obs = run(start_worker, tree, observe=watch(max_seen=10))
+    assert len(obs["f-hot"]["calls"]) == 10
+    obs = run(start_worker, tree, observe=watch(max_total=3))
+    assert sum(sum(c["calls"] for c in o["calls"]) + o["skipped"] for o in obs.values()) == 3
+
+
+def test_off_and_faked(start_worker, tree, tmp_path):
+    assert run(start_worker, tree) == {}
+    # A test that removes the profile loses the records after it, and nothing else.
+    with open(tree + "/tests/test_zz.py", "w") as f:
+        f.write("import sys\n\nfrom mod import add\n\n\ndef test_unhook():\n"
+                "    sys.setprofile(None)\n    add(5, 5)\n")
+    obs = run(start_worker, tree, observe=watch())
+    assert all(c["args"] != "[5, 5]" for c in obs["f-add"]["calls"])
+
+
+VALUES = [
+    1, -5, 10 ** 40, 2.5, -0.0, float("inf"), -float("inf"), "a'\"\n", b"\x00\xff", None, True,
+    False, ..., (), (1,), [1, [2, (3,)]], {1, 2}, set(), frozenset(), frozenset([1]),
+    {"k": {2: (3, None)}}, 1 + 2j, 1 - 2j, 0 - 3j, len, operator.add,
+    datetime.datetime(2024, 1, 2, 3, 4, 5, 6), datetime.date(2020, 2, 29),
+    datetime.time(23, 59, 1, 2), datetime.timedelta(-1, 5, 7), decimal.Decimal("1.50"),
+    decimal.Decimal("-0"), decimal.Decimal("NaN"), fractions.Fraction(-1, 3),
+    pathlib.PurePosixPath("a/b.txt"),
+]
+
+
+def same(a, b):
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, decimal.Decimal) and a.is_nan():
+        return b.is_nan()
+    return repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("v", VALUES, ids=repr)
+def test_writer_round_trips(mods, v):
+    write, read = mods.values.make_arg_writer(), mods.values.make_arg_eval()
+    text = write([v], 2048)
+    assert text is not None
+    back = read(text)
+    assert same(back, [v]), (text, back)
+
+
+class Sub(int):
+    pass
+
+
+@pytest.mark.parametrize("v", [object(), Sub(1), pathlib.Path("/x"), complex(float("nan"), 1),
+                               datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+                               lambda: 1, print, "x" * 3000, [[]] * 2000])
+def test_writer_refuses(mods, v):
+    assert mods.values.make_arg_writer()([v], 2048) is None
+
+
+def test_recursive_refused(mods):
+    x = []
+    x.append(x)
+    assert mods.values.make_arg_writer()(x, 2048) is None
+
+
+@pytest.mark.parametrize("text", [
+    "[datetime.datetime(2024)]", "[datetime.datetime(2024, 1, 1, tzinfo=None)]",
+    "[decimal.Decimal(1)]", "[fractions.Fraction('1/3')]", "[pathlib.Path('x')]",
+    "[os.system('x')]", "[datetime.datetime.now()]", "[fractions.Fraction(1, True)]",
+    "[pathlib.PurePosixPath(str(1))]", "[decimal.Decimal('x')]",
+])
+def test_reader_refuses(mods, text):
+    with pytest.raises((ValueError, ArithmeticError)):
+        mods.values.make_arg_eval()(text)
