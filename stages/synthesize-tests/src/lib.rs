@@ -14,10 +14,21 @@
 //! differ is rejected), and mutants of the original (the `mutants` library) are run against
 //! them for the mutation score. The task's prompt is the signature and docstring with the
 //! imports ([`task`]). All code runs through the `execute` library, in its sandbox.
+//!
+//! When the dataset has `observed_calls` (the arguments `execute --repo-tests` saw the
+//! repository's own tests pass, [`observed`]), a function's rows that fit its entry point
+//! are the search's first seeds, mutated like its own inputs, and their values' types
+//! outrank the guessed ones; cases from them are marked `from_observed`. `--no-observed`
+//! ignores the table (the bench's with/without comparison). A task's `config_hash` holds
+//! the digest of the rows it was made with ([`synth::config_hash`]), so a rerun remakes a
+//! function whose observations changed, or that is run with or without them. The summary
+//! counts the candidates with observed calls, those of them at full arc coverage, and the
+//! cases from observed.
 
 pub mod doc;
 pub mod exec;
 pub mod literal;
+pub mod observed;
 pub mod pyval;
 pub mod search;
 pub mod strategy;
@@ -37,7 +48,8 @@ use execute::tasks::{CodeRef, Interpreters};
 use execution::{default_interpreter, Batch, Limits, WorkerSpec};
 use schemas::cli::{CommonArgs, Outcome, ResumeArgs};
 use schemas::{
-    Classification, Function, FunctionClass, FunctionTask, Reference, TaskStatus, TestCase,
+    Classification, Function, FunctionClass, FunctionTask, ObservedCall, Reference, TaskStatus,
+    TestCase,
 };
 
 /// A hash of the code that makes function tasks (this crate, the execution library and its
@@ -97,6 +109,10 @@ pub struct Args {
     /// Only functions whose id, qualified name or `module.qualname` is this; repeatable.
     #[arg(long = "function", value_name = "NAME")]
     pub functions: Vec<String>,
+    /// Ignore `observed_calls` (the arguments the repository's tests passed): search from
+    /// generated inputs and guessed types alone.
+    #[arg(long)]
+    pub no_observed: bool,
     /// Synthesize again the functions that already have a task made with these options.
     #[arg(long)]
     pub force: bool,
@@ -201,6 +217,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     for r in &references {
         refs_of.entry(r.function_id.as_str()).or_default().push(r);
     }
+    let observed_of = read_observed(dir, args.no_observed)?;
+    let observed_rows = |id: &str| observed_of.get(id).map_or(&[][..], Vec::as_slice);
     let wanted = |f: &Function| {
         args.functions.is_empty()
             || args.functions.iter().any(|w| {
@@ -228,7 +246,6 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
 
     // What an earlier run already made with the same options is kept (resume); with
     // --function, the rows of the other functions stay as they are.
-    let config = opts.hash();
     let mut existing: BTreeMap<String, Synthesized> = BTreeMap::new();
     if schemas::table_exists::<FunctionTask>(dir) {
         let tasks: Vec<FunctionTask> =
@@ -257,6 +274,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
         if keep.contains(id.as_str()) {
             // Kept when made by this build with these options, and not the harness's
             // failure (a rerun tries those again).
+            let config = synth::config_hash(&opts, observed_rows(&id));
             if !args.force && s.task.config_hash == config && s.task.status != TaskStatus::Infra {
                 done.insert(id, s);
             }
@@ -358,7 +376,8 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
                         ),
                     }
                 });
-            match synth::synthesize(job.f, job.class, refs, &opts, batches) {
+            let observed = observed_rows(&job.f.function_id);
+            match synth::synthesize(job.f, job.class, refs, observed, &opts, batches) {
                 Ok(s) => Ok(s),
                 // No worker may start by configuration: the run stops.
                 Err(e) if e.is_configuration() => {
@@ -386,7 +405,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     bar.finish_and_clear();
     save(dir, &candidates, &done, &others)?;
     result.context("no worker may run code; the tasks made so far are saved")?;
-    let counts = summary(&candidates, &done).context("printing the summary")?;
+    let counts = summary(&candidates, &done, &observed_of).context("printing the summary")?;
     // Nothing usable came out, or some functions could not be tried: the run is lacking.
     Ok(if (counts.ok == 0 && counts.rows > 0) || counts.infra > 0 {
         Outcome::Lacking
@@ -426,6 +445,33 @@ fn save(
     Ok(())
 }
 
+/// Of the candidates with a row: those with observed calls, of them those at full arc
+/// coverage, and the cases from observed of the ok tasks.
+fn observed_counts(
+    candidates: &[(&Function, FunctionClass)],
+    done: &BTreeMap<String, Synthesized>,
+    observed_of: &HashMap<String, Vec<ObservedCall>>,
+) -> (usize, usize, usize) {
+    let mut seeded = 0;
+    let mut full = 0;
+    let mut cases = 0;
+    for (f, _) in candidates {
+        let Some(s) = done.get(&f.function_id) else {
+            continue;
+        };
+        if observed_of.contains_key(&f.function_id) {
+            seeded += 1;
+            if s.task.arcs_total > 0 && s.task.arcs_covered == s.task.arcs_total {
+                full += 1;
+            }
+        }
+        if s.task.status == TaskStatus::Ok {
+            cases += s.cases.iter().filter(|c| c.from_observed).count();
+        }
+    }
+    (seeded, full, cases)
+}
+
 /// What the summary counted.
 struct Counts {
     rows: usize,
@@ -433,9 +479,38 @@ struct Counts {
     infra: usize,
 }
 
+/// The rows of `observed_calls` by function, empty when the table is absent or ignored
+/// (said once, at info level).
+fn read_observed(
+    dir: &std::path::Path,
+    ignore: bool,
+) -> anyhow::Result<HashMap<String, Vec<ObservedCall>>> {
+    if ignore {
+        tracing::info!("--no-observed: observed_calls ignored, no observed seeds");
+        return Ok(HashMap::new());
+    }
+    if !schemas::table_exists::<ObservedCall>(dir) {
+        tracing::info!(
+            "no observed_calls table (execute --repo-tests writes it): no observed seeds"
+        );
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<ObservedCall> = schemas::read_table(dir)
+        .context("reading the calls execute observed the repositories' tests make")?;
+    let n = rows.len();
+    let by = observed::by_function(rows);
+    tracing::info!(
+        rows = n,
+        functions = by.len(),
+        "observed calls seed the search"
+    );
+    Ok(by)
+}
+
 fn summary(
     candidates: &[(&Function, FunctionClass)],
     done: &BTreeMap<String, Synthesized>,
+    observed_of: &HashMap<String, Vec<ObservedCall>>,
 ) -> std::io::Result<Counts> {
     let mut out = std::io::stdout().lock();
     let rows: Vec<&FunctionTask> = candidates
@@ -473,6 +548,21 @@ fn summary(
 
     writeln!(out, "  full arc coverage       {full:>6} of {}", rows.len())?;
     writeln!(out, "  test cases (ok tasks)   {cases:>6}")?;
+    let (seeded, seeded_full, from_observed) = observed_counts(candidates, done, observed_of);
+    if !observed_of.is_empty() {
+        writeln!(
+            out,
+            "  with observed calls     {seeded:>6} of {}",
+            rows.len()
+        )?;
+        writeln!(
+            out,
+            "    full arc coverage     {seeded_full:>6} of {seeded} (without: {} of {})",
+            full - seeded_full,
+            rows.len() - seeded
+        )?;
+        writeln!(out, "  cases from observed     {from_observed:>6}")?;
+    }
     let mut scores: Vec<f64> = rows.iter().filter_map(|t| t.mutation_score).collect();
     scores.sort_by(f64::total_cmp);
     if !scores.is_empty() {

@@ -17,16 +17,22 @@ pub fn python_parser() -> Parser {
 /// The value of a literal expression's text (`None`, `-1`, `(1, 'a')`, `{}`), `None` when the
 /// text is not a literal (`sys.maxsize`, `object()`).
 pub fn parse_literal(text: &str) -> Option<PyVal> {
+    parse_with(text, value_of)
+}
+
+/// The value of the expression `text` (one expression, nothing after it), read by
+/// `value` from its tree-sitter node.
+pub fn parse_with(text: &str, value: impl Fn(Node<'_>, &str) -> Option<PyVal>) -> Option<PyVal> {
     let src = format!("_ = {text}\n");
     let tree = python_parser().parse(&src, None)?;
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() || root.named_child_count() != 1 {
         return None;
     }
     let stmt = root.named_child(0)?;
     let assign = stmt.named_child(0)?;
-    let value = assign.child_by_field_name("right")?;
-    value_of(value, &src)
+    let node = assign.child_by_field_name("right")?;
+    value(node, &src)
 }
 
 /// The value of a literal node.

@@ -1,8 +1,12 @@
-//! The coverage-guided search for one function: edge values first, then inputs drawn from
-//! the parameters' proptest strategies; an input is kept when it covers a branch arc of the
+//! The coverage-guided search for one function: the arguments the repository's own tests
+//! called it with first (observed seeds, [`Search::with_seeds`]: each kept as a case the
+//! search mutates, whether or not it covers something new), then edge values, then inputs
+//! drawn from the parameters' proptest strategies; an input is kept when it covers a branch arc of the
 //! original that no kept input covered, and is then shrunk (proptest's value tree) while it
 //! still covers what it was kept for; kept inputs are mutated to reach the arcs left. It
 //! stops at full coverage or at the budget (calls, seconds, calls without progress).
+//! Every case records its lineage ([`Case::from_observed`], [`Case::parent`]): an observed
+//! seed, or a mutation of a case that is one, counts as from observed.
 //!
 //! The search talks to the code through [`Runner`], so its logic is tested without Python.
 
@@ -261,6 +265,27 @@ pub struct Case {
     pub arcs: BTreeSet<Arc>,
     /// One of the edge values, not a coverage find.
     pub is_edge: bool,
+    /// An observed seed (arguments of the repository's tests), or derived from one by
+    /// mutation (through any number of generations).
+    pub from_observed: bool,
+    /// The kept case (index in [`Found::cases`]) this input is a mutation of; `None` for
+    /// seeds, edge values and drawn inputs.
+    pub parent: Option<usize>,
+}
+
+/// Where an input came from, as [`Case`] records it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lineage {
+    pub from_observed: bool,
+    pub parent: Option<usize>,
+}
+
+impl Lineage {
+    /// An observed seed.
+    pub const OBSERVED: Lineage = Lineage {
+        from_observed: true,
+        parent: None,
+    };
 }
 
 /// Why the search stopped (`NotRun` is never the search's own).
@@ -279,12 +304,17 @@ pub struct Found {
     pub discarded: std::collections::BTreeMap<String, usize>,
     /// Usable calls made (the first [`RESERVOIR`] distinct ones), cases or not.
     pub reservoir: Vec<Case>,
+    /// Observed seeds given, and of them those run with a usable result.
+    pub seeds: usize,
+    pub seeds_usable: usize,
 }
 
 /// The search of one function.
 pub struct Search<'a, R: Runner> {
     params: &'a [ParamSpec],
-    /// Inputs from the docstring's examples, tried first.
+    /// Arguments the repository's tests called the function with, tried first of all.
+    seeds: Vec<Input>,
+    /// Inputs from the docstring's examples, tried before the edge values.
     examples: Vec<Input>,
     pool: &'a Pool,
     raises: &'a BTreeSet<String>,
@@ -317,6 +347,7 @@ impl<'a, R: Runner> Search<'a, R> {
     ) -> Search<'a, R> {
         Search {
             params,
+            seeds: Vec::new(),
             examples: Vec::new(),
             pool,
             raises,
@@ -336,6 +367,14 @@ impl<'a, R: Runner> Search<'a, R> {
     #[must_use]
     pub fn with_examples(mut self, examples: Vec<Input>) -> Self {
         self.examples = examples;
+        self
+    }
+
+    /// Inputs to run before everything else, each kept as a case to mutate when its result
+    /// is usable (the observed calls): within the call budget, at most half of it.
+    #[must_use]
+    pub fn with_seeds(mut self, seeds: Vec<Input>) -> Self {
+        self.seeds = seeds;
         self
     }
 
@@ -385,7 +424,7 @@ impl<'a, R: Runner> Search<'a, R> {
     }
 
     /// Runs one input. Returns its observation when the result is usable.
-    fn run(&mut self, input: &Input) -> Option<(Observed, String, String)> {
+    fn run(&mut self, input: &Input, lineage: Lineage) -> Option<(Observed, String, String)> {
         let (args, kwargs) = input.literals(self.params);
         self.calls += 1;
         let obs = self.runner.call(&args, &kwargs);
@@ -409,6 +448,8 @@ impl<'a, R: Runner> Search<'a, R> {
                     result: obs.result.clone(),
                     arcs: obs.arcs.clone(),
                     is_edge: false,
+                    from_observed: lineage.from_observed,
+                    parent: lineage.parent,
                 });
             }
             Some((obs, args, kwargs))
@@ -417,7 +458,15 @@ impl<'a, R: Runner> Search<'a, R> {
         }
     }
 
-    fn keep(&mut self, input: Input, obs: Observed, args: String, kwargs: String, is_edge: bool) {
+    fn keep(
+        &mut self,
+        input: Input,
+        obs: Observed,
+        args: String,
+        kwargs: String,
+        is_edge: bool,
+        lineage: Lineage,
+    ) {
         self.covered.extend(obs.arcs.iter().copied());
         self.cases.push(Case {
             input,
@@ -426,6 +475,8 @@ impl<'a, R: Runner> Search<'a, R> {
             result: obs.result,
             arcs: obs.arcs,
             is_edge,
+            from_observed: lineage.from_observed,
+            parent: lineage.parent,
         });
     }
 
@@ -594,6 +645,21 @@ impl<'a, R: Runner> Search<'a, R> {
     pub fn run_all(mut self, seed: [u8; 32]) -> (Found, R) {
         let mut since_new = 0usize;
         let mut edge_extra = 0usize;
+        // 0. Observed seeds: each usable one kept, so that mutation starts from them.
+        let seeds = std::mem::take(&mut self.seeds);
+        let seed_calls = (self.budget.calls / 2).max(1);
+        let mut seeds_usable = 0;
+        for input in &seeds {
+            if self.calls >= seed_calls
+                || self.started.elapsed().as_secs_f64() >= self.budget.seconds
+            {
+                break;
+            }
+            if let Some((obs, args, kwargs)) = self.run(input, Lineage::OBSERVED) {
+                seeds_usable += 1;
+                self.keep(input.clone(), obs, args, kwargs, false, Lineage::OBSERVED);
+            }
+        }
         // 1. Edge values: all of them, even past full coverage (they are cheap, and the
         // mutation stage draws on what they gave).
         for input in self.edge_inputs() {
@@ -602,18 +668,18 @@ impl<'a, R: Runner> Search<'a, R> {
             {
                 break;
             }
-            let Some((obs, args, kwargs)) = self.run(&input) else {
+            let Some((obs, args, kwargs)) = self.run(&input, Lineage::default()) else {
                 continue;
             };
             if !self.new_arcs(&obs).is_empty() {
-                self.keep(input, obs, args, kwargs, true);
+                self.keep(input, obs, args, kwargs, true, Lineage::default());
             } else if edge_extra < self.budget.edge_cases
                 && matches!(obs.result, CallResult::Returned { .. })
                 && !self.cases.iter().any(|c| c.result == obs.result)
             {
                 // An edge value whose result no kept case shows: kept as an edge case.
                 edge_extra += 1;
-                self.keep(input, obs, args, kwargs, true);
+                self.keep(input, obs, args, kwargs, true, Lineage::default());
             }
         }
         // 2. Random inputs from the strategies, shrunk when kept; kept inputs mutated.
@@ -630,11 +696,15 @@ impl<'a, R: Runner> Search<'a, R> {
             if mutate {
                 let pick = runner.rng().next_u32() as usize % self.cases.len();
                 let base = self.cases[pick].input.clone();
+                let lineage = Lineage {
+                    from_observed: self.cases[pick].from_observed,
+                    parent: Some(pick),
+                };
                 let input = self.mutate(&base, &mut runner, &strategy);
-                match self.run(&input) {
+                match self.run(&input, lineage) {
                     Some((obs, args, kwargs)) if !self.new_arcs(&obs).is_empty() => {
                         since_new = 0;
-                        self.keep(input, obs, args, kwargs, false);
+                        self.keep(input, obs, args, kwargs, false, lineage);
                     }
                     _ => since_new += 1,
                 }
@@ -644,7 +714,7 @@ impl<'a, R: Runner> Search<'a, R> {
                 break Stop::NoStrategy;
             };
             let input = tree.current();
-            match self.run(&input) {
+            match self.run(&input, Lineage::default()) {
                 Some((obs, args, kwargs)) => {
                     let fresh = self.new_arcs(&obs);
                     if fresh.is_empty() {
@@ -654,7 +724,7 @@ impl<'a, R: Runner> Search<'a, R> {
                     since_new = 0;
                     let (input, obs, args, kwargs) =
                         self.shrink(&mut *tree, &fresh, input, obs, args, kwargs);
-                    self.keep(input, obs, args, kwargs, false);
+                    self.keep(input, obs, args, kwargs, false, Lineage::default());
                 }
                 None => since_new += 1,
             }
@@ -670,9 +740,9 @@ impl<'a, R: Runner> Search<'a, R> {
                 break;
             };
             let input = tree.current();
-            if let Some((obs, args, kwargs)) = self.run(&input) {
+            if let Some((obs, args, kwargs)) = self.run(&input, Lineage::default()) {
                 if !self.new_arcs(&obs).is_empty() {
-                    self.keep(input, obs, args, kwargs, false);
+                    self.keep(input, obs, args, kwargs, false, Lineage::default());
                 }
             }
             since_new += 1;
@@ -690,6 +760,8 @@ impl<'a, R: Runner> Search<'a, R> {
             stop,
             discarded: self.discarded,
             reservoir: self.reservoir,
+            seeds: seeds.len(),
+            seeds_usable,
         };
         (found, self.runner)
     }
@@ -714,7 +786,7 @@ impl<'a, R: Runner> Search<'a, R> {
                 tree.complicate();
                 continue;
             }
-            match self.run(&candidate) {
+            match self.run(&candidate, Lineage::default()) {
                 Some((o, a, k)) if fresh.is_subset(&o.arcs) => {
                     input = candidate;
                     obs = o;
@@ -981,6 +1053,137 @@ mod tests {
             .0;
         let args = |f: &Found| f.cases.iter().map(|c| c.args.clone()).collect::<Vec<_>>();
         assert_eq!(args(&a), args(&b));
+    }
+
+    /// `f(x)`: deep (line 3) only for `3990 <= x <= 4010`, deeper (line 4) only for 4001;
+    /// anything but an int is a `TypeError`.
+    struct Narrow;
+
+    impl Runner for Narrow {
+        fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
+            let all: BTreeSet<Arc> = [(1, 2), (2, 3), (2, -1), (3, 4), (3, -1), (4, -1)]
+                .into_iter()
+                .collect();
+            let (result, hit): (CallResult, Vec<Arc>) = match args
+                .trim_matches(['[', ']'])
+                .parse::<i128>()
+            {
+                Err(_) => (
+                    CallResult::Raised {
+                        type_name: "TypeError".into(),
+                        message: String::new(),
+                    },
+                    vec![(1, 2)],
+                ),
+                Ok(4001) => (ret("deeper"), vec![(1, 2), (2, 3), (3, 4), (4, -1)]),
+                Ok(x) if (3990..=4010).contains(&x) => (ret("deep"), vec![(1, 2), (2, 3), (3, -1)]),
+                Ok(_) => (ret("shallow"), vec![(1, 2), (2, -1)]),
+            };
+            Observed {
+                result,
+                arcs: hit.into_iter().collect(),
+                all_arcs: Some(all),
+            }
+        }
+    }
+
+    #[test]
+    fn observed_seeds_run_first_and_their_mutations_keep_the_lineage() {
+        let params = vec![ParamSpec {
+            name: "x".into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty: Ty::Int,
+            has_default: false,
+        }];
+        let pool = Pool::default();
+        let raises = BTreeSet::new();
+        let budget = Budget {
+            calls: 300,
+            ..Budget::default()
+        };
+        let seed = |v: PyVal| Input {
+            values: vec![Some(v)],
+            varargs: vec![],
+            extra_kwargs: vec![],
+        };
+        let seeds = vec![
+            seed(PyVal::Str("not an int".into())),
+            seed(PyVal::Int(4000)),
+        ];
+        let (found, _) = Search::new(&params, &pool, &raises, budget, Narrow)
+            .with_seeds(seeds)
+            .run_all([3; 32]);
+        assert_eq!(found.stop, Stop::FullCoverage, "{found:?}");
+        assert_eq!((found.seeds, found.seeds_usable), (2, 1));
+        // The usable seed is the first case, kept as it was.
+        let first = &found.cases[0];
+        assert_eq!(first.args, "[4000]");
+        assert!(first.from_observed && first.parent.is_none() && !first.is_edge);
+        // 4001 is a mutation of it (or of a mutation of it), from observed too.
+        let deeper = found
+            .cases
+            .iter()
+            .find(|c| c.arcs.contains(&(3, 4)))
+            .expect("a case reaches line 4");
+        assert!(deeper.from_observed, "{deeper:?}");
+        let mut at = deeper.parent.expect("a mutation");
+        while let Some(p) = found.cases[at].parent {
+            at = p;
+        }
+        assert_eq!(at, 0);
+        // Edge values and drawn inputs are not from observed.
+        assert!(found
+            .cases
+            .iter()
+            .filter(|c| c.is_edge)
+            .all(|c| !c.from_observed && c.parent.is_none()));
+        assert!(found
+            .reservoir
+            .iter()
+            .any(|c| c.from_observed && c.args == "[4000]"));
+
+        // The same budget without the seed: the narrow range is not found.
+        let (alone, _) = Search::new(&params, &pool, &raises, budget, Narrow).run_all([3; 32]);
+        assert_ne!(alone.stop, Stop::FullCoverage);
+        assert!(!alone.covered.contains(&(3, 4)));
+        assert!(alone.cases.iter().all(|c| !c.from_observed));
+        assert_eq!((alone.seeds, alone.seeds_usable), (0, 0));
+    }
+
+    #[test]
+    fn seeds_take_at_most_half_the_call_budget() {
+        let params = vec![ParamSpec {
+            name: "x".into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty: Ty::Int,
+            has_default: false,
+        }];
+        let pool = Pool::default();
+        let raises = BTreeSet::new();
+        let budget = Budget {
+            calls: 10,
+            ..Budget::default()
+        };
+        let seeds: Vec<Input> = (0..20)
+            .map(|i| Input {
+                values: vec![Some(PyVal::Int(i))],
+                varargs: vec![],
+                extra_kwargs: vec![],
+            })
+            .collect();
+        let (found, _) = Search::new(&params, &pool, &raises, budget, Narrow)
+            .with_seeds(seeds)
+            .run_all([3; 32]);
+        assert_eq!(found.seeds_usable, 5);
+        assert!(found.calls <= 10);
+        assert_eq!(
+            found
+                .cases
+                .iter()
+                .filter(|c| c.from_observed && c.parent.is_none())
+                .count(),
+            5
+        );
     }
 
     #[test]

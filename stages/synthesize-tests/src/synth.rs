@@ -1,5 +1,10 @@
 //! One function from start to rows: its parameters' types, the search, the minimal test
 //! set, the determinism re-check, the mutation score, the gates and the task's text.
+//!
+//! The function's observed calls ([`crate::observed`]) that fit its entry point seed the
+//! search and give its parameters their types; a case from one of them (or a mutation of
+//! one) is a `test_cases` row with `from_observed`. A task's `config_hash` is
+//! [`config_hash`]: the options' hash, and the digest of the observed rows when there are.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -8,7 +13,8 @@ use execution::ExecError;
 use execution::{Batch, Limits};
 use schemas::id::content_id;
 use schemas::{
-    Function, FunctionClass, FunctionTask, PromptKind, Reference, SearchStop, TaskStatus, TestCase,
+    Function, FunctionClass, FunctionTask, ObservedCall, PromptKind, Reference, SearchStop,
+    TaskStatus, TestCase,
 };
 
 use crate::doc::doc_types;
@@ -58,6 +64,21 @@ impl Options {
     }
 }
 
+/// The `config_hash` of a function's task: [`Options::hash`] alone when the search had no
+/// observed rows (none recorded, or `--no-observed`), else that and the rows' digest
+/// ([`crate::observed::digest`]): a task is made again when its observations change or
+/// observed seeds are switched on or off for it.
+pub fn config_hash(opts: &Options, observed: &[ObservedCall]) -> String {
+    match crate::observed::digest(observed) {
+        None => opts.hash(),
+        Some(d) => content_id(&[
+            b"synthesize-tests/observed",
+            opts.hash().as_bytes(),
+            d.as_bytes(),
+        ]),
+    }
+}
+
 /// The two workers a function's synthesis uses.
 pub struct Batches<'a> {
     /// Search and mutants (hash seed 0).
@@ -72,9 +93,15 @@ pub struct Synthesized {
     pub cases: Vec<TestCase>,
 }
 
-/// A parameter's type from the best evidence there is: its annotation, its default value,
-/// the docstring, how the body uses it; a mixture of common types when none says anything.
-pub fn param_specs(f: &Function, analysis: &Analysis) -> Vec<ParamSpec> {
+/// A parameter's type from the best evidence there is: its annotation, the types of the
+/// values the repository's tests passed it (`observed`, [`crate::observed::observed_types`]:
+/// added to an annotation, and outranking every guess), its default value, the docstring,
+/// how the body uses it; a mixture of common types when none says anything.
+pub fn param_specs(
+    f: &Function,
+    analysis: &Analysis,
+    observed: &BTreeMap<String, Ty>,
+) -> Vec<ParamSpec> {
     let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
     let docs = f
         .docstring
@@ -96,7 +123,13 @@ pub fn param_specs(f: &Function, analysis: &Analysis) -> Vec<ParamSpec> {
                 Some(Some(v)) if *v != PyVal::None => Some(of_value(v)),
                 _ => None,
             };
-            let guessed = from_default
+            let seen = observed.get(&p.name).filter(|t| t.generatable()).cloned();
+            let annotated = match (annotated, &seen) {
+                (Some(t), Some(s)) => Some(Ty::Union(vec![t, s.clone()]).flatten()),
+                (a, _) => a,
+            };
+            let guessed = seen
+                .or(from_default)
                 .or_else(|| docs.get(&p.name).cloned())
                 .or_else(|| analysis.evidence.get(&p.name).and_then(usage::Evidence::ty));
             let evidence = analysis.evidence.get(&p.name);
@@ -271,17 +304,20 @@ pub fn infra(f: &Function, class: FunctionClass, opts: &Options, why: &str) -> S
     s
 }
 
-/// Synthesizes the task of one function.
+/// Synthesizes the task of one function; `observed` are its rows of `observed_calls` (empty:
+/// none, or not to be used).
 pub fn synthesize(
     f: &Function,
     class: FunctionClass,
     refs: &[&Reference],
+    observed: &[ObservedCall],
     opts: &Options,
     batches: &mut Batches<'_>,
 ) -> Result<Synthesized, ExecError> {
     let t0 = Instant::now();
     let mut task = rejected(f, class, opts, String::new()).task;
     task.reason = None;
+    task.config_hash = config_hash(opts, observed);
     let reject = |mut task: FunctionTask, reason: String| {
         task.reason = Some(reason);
         task.seconds = t0.elapsed().as_secs_f64();
@@ -311,7 +347,21 @@ pub fn synthesize(
     if f.params.is_empty() {
         return reject(task, "no_parameters: nothing to vary".into());
     }
-    let params = param_specs(f, &analysis);
+    // The observed calls that fit the entry point: seeds, and their values' types.
+    let untyped = param_specs(f, &analysis, &BTreeMap::new());
+    let (seeds, left_out) = crate::observed::inputs(&untyped, observed);
+    if left_out > 0 {
+        tracing::debug!(function = %f.qualname, left_out, used = seeds.len(), "observed calls that are no literal call of the entry point");
+    }
+    let params = if seeds.is_empty() {
+        untyped
+    } else {
+        param_specs(
+            f,
+            &analysis,
+            &crate::observed::observed_types(&untyped, &seeds),
+        )
+    };
     // The defaults are constants of the function too (separators, thresholds).
     let mut constants = analysis.constants.clone();
     for p in &f.params {
@@ -326,6 +376,18 @@ pub fn synthesize(
         .unwrap_or_default();
     for e in &examples {
         for v in e.args.iter().chain(e.kwargs.iter().map(|(_, v)| v)) {
+            constants.add(v.clone());
+        }
+    }
+    // What the tests passed are constants of the function too (a date's shape, a keyword).
+    for s in &seeds {
+        for v in s
+            .values
+            .iter()
+            .flatten()
+            .chain(&s.varargs)
+            .chain(s.extra_kwargs.iter().map(|(_, v)| v))
+        {
             constants.add(v.clone());
         }
     }
@@ -349,6 +411,7 @@ pub fn synthesize(
         slowest: 0.0,
     };
     let search = Search::new(&params, &pool, &analysis.raises, opts.budget, original)
+        .with_seeds(seeds)
         .with_examples(example_inputs);
     let (found, original) = search.run_all(seed);
     let slowest = original.slowest;
@@ -591,9 +654,88 @@ pub fn synthesize(
                 expected_json: json,
                 expected_exception: exc,
                 is_edge: c.is_edge,
+                from_observed: c.from_observed,
                 arcs: c.arcs.iter().filter(|a| found.total.contains(a)).count() as i32,
             }
         })
         .collect();
     Ok(Synthesized { task, cases: rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemas::{examples, Param, ParamKind};
+
+    fn function(source: &str, params: &[(&str, Option<&str>, Option<&str>)]) -> Function {
+        let mut f = examples::function("f-1", "r-1");
+        f.source = source.into();
+        f.params = params
+            .iter()
+            .map(|(name, annotation, default)| Param {
+                name: (*name).into(),
+                kind: ParamKind::PositionalOrKeyword,
+                annotation: annotation.map(str::to_string),
+                default: default.map(str::to_string),
+            })
+            .collect();
+        f
+    }
+
+    #[test]
+    fn observed_types_outrank_the_guesses_and_join_an_annotation() {
+        let f = function(
+            "def f(text, n: int, sep=','):\n    return text.upper().split(sep)[n]\n",
+            &[
+                ("text", None, None),
+                ("n", Some("int"), None),
+                ("sep", None, Some("','")),
+            ],
+        );
+        let analysis =
+            usage::analyze(&f.source, &["text".into(), "n".into(), "sep".into()]).expect("parses");
+        let guessed = param_specs(&f, &analysis, &BTreeMap::new());
+        assert_eq!(guessed[0].ty, Ty::Str, "the uses say str");
+        assert_eq!(guessed[1].ty, Ty::Int);
+        assert_eq!(guessed[2].ty, Ty::Str, "the default says str");
+        let observed: BTreeMap<String, Ty> = [
+            ("text".to_string(), Ty::Bytes),
+            ("n".to_string(), Ty::Str),
+            ("sep".to_string(), Ty::Union(vec![Ty::Bytes, Ty::NoneT])),
+        ]
+        .into_iter()
+        .collect();
+        let seen = param_specs(&f, &analysis, &observed);
+        assert_eq!(seen[0].ty, Ty::Bytes);
+        assert_eq!(seen[1].ty, Ty::Union(vec![Ty::Int, Ty::Str]));
+        assert_eq!(seen[2].ty, Ty::Union(vec![Ty::Bytes, Ty::NoneT]));
+    }
+
+    #[test]
+    fn the_config_hash_holds_the_observed_rows() {
+        let opts = Options {
+            budget: Budget::default(),
+            max_cases: 12,
+            mutants: 8,
+            min_coverage: 1.0,
+            min_mutation_score: 0.5,
+            limits: Limits::default(),
+            python: "python3".into(),
+        };
+        let row = |args: &str| ObservedCall {
+            repo_id: "r".into(),
+            function_id: "f".into(),
+            ordinal: 0,
+            args: args.into(),
+            kwargs: "{}".into(),
+            node_id: "t::t".into(),
+            calls: 1,
+            input_hash: "0".repeat(32),
+        };
+        assert_eq!(config_hash(&opts, &[]), opts.hash());
+        let one = config_hash(&opts, &[row("[1]")]);
+        assert_ne!(one, opts.hash());
+        assert_eq!(one, config_hash(&opts, &[row("[1]")]));
+        assert_ne!(one, config_hash(&opts, &[row("[2]")]));
+    }
 }
