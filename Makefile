@@ -32,13 +32,15 @@ SYNTH   ?= data/synth
 SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
+HELDOUT ?= data/heldout
+HELDOUT_SOURCES ?= pipelines/sources/synth-heldout.toml
 JOBS    ?= 2
 STAGES  := crawl resolve classify execute synthesize-tests mask slice solve score publish
 # query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
 # not by `make demo`, which does not need it.
 MODELS  ?= oracle null mutant memorized
 
-.PHONY: help setup setup-tools setup-image test-image setup-browser setup-datasets build demo dataset pipeline quarterly test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
+.PHONY: help setup setup-tools setup-image test-image setup-browser setup-datasets build demo dataset pipeline quarterly observed test test-prepare test-build test-rust test-fixtures test-python bench real real-tests real-completion real-assertion real-synth tables-doc fmt lint clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -161,8 +163,12 @@ bench: setup
 	$(CARGO) build --release -p slice --bins
 	$(RBIN)/slice --data $(REAL) --force --jobs $(JOBS) -q; test $$? -le 1
 	$(PY) scripts/slice-report.py $(REAL)
-	@echo "== synthesize-tests against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls"
+	@echo "== synthesize-tests with and without the observed seeds, against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls, on the tuning corpus"
+	@$(MAKE) --no-print-directory observed D=$(SYNTH) SRC=$(SYNTH_SOURCES) BIN=$(RBIN)
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
+	@echo "== the same on the held-out corpus ($(HELDOUT_SOURCES): measured, never tuned on)"
+	@$(MAKE) --no-print-directory observed D=$(HELDOUT) SRC=$(HELDOUT_SOURCES) BIN=$(RBIN)
+	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(HELDOUT)
 
 real: setup build
 	@mkdir -p $(REAL)
@@ -179,6 +185,18 @@ real-synth: setup build
 	$(BIN)/classify --data $(SYNTH)
 	$(BIN)/synthesize-tests --data $(SYNTH) --jobs $(JOBS)
 	$(PY) scripts/synth-report.py $(SYNTH)
+
+## A corpus for synthesize-tests' figures (D, from the sources file SRC): crawled, resolved,
+## classified once, and its projects' own tests run (execute --repo-tests), which records the
+## arguments they call the functions with (observed_calls); a rerun redoes only what changed.
+observed: setup
+	@test -n "$(D)" -a -n "$(SRC)" || { echo "make observed: give D=DIR SRC=SOURCES.toml" >&2; exit 2; }
+	@mkdir -p $(D)
+	@if [ ! -f $(D)/classifications.parquet ]; then \
+	  $(BIN)/crawl -q --data $(D) --sources $(SRC) --cache .cache/sdists; rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
+	  $(BIN)/resolve -q --data $(D) && $(BIN)/classify -q --data $(D) || exit $$?; \
+	fi
+	$(BIN)/execute -q --data $(D) --repo-tests --jobs $(JOBS); test $$? -le 1
 
 ## Each real repository's own tests, run twice in the sandbox, into repo_tests (minutes).
 real-tests: real

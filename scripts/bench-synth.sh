@@ -15,6 +15,11 @@
 #               else target/debug)
 #   KEEP=1      keep the scratch dataset (its path is printed)
 #
+# When DATA has `observed_calls` (execute --repo-tests recorded the arguments the projects'
+# own tests call their functions with), synthesize-tests runs twice, with those seeds and
+# with --no-observed, and both are compared with Hypothesis and with each other
+# (pipelines/bench/observed_report.py).
+#
 # The dataset is copied to a scratch folder: the run never touches DATA, and a task made
 # before (same options) is never reused.
 set -euo pipefail
@@ -105,6 +110,27 @@ s=$(now)
 }
 fb_wall=$(secs "$s" "$(now)")
 
+observed=""
+if [ -f "$tmp/observed_calls.parquet" ]; then
+  observed=1
+  mkdir -p "$tmp/without"
+  for t in "$tmp"/*.parquet; do
+    case "$(basename "$t")" in
+      function_tasks.parquet | test_cases.parquet) ;;
+      *) cp "$t" "$tmp/without/" ;;
+    esac
+  done
+  echo "bench-synth: synthesize-tests again with --no-observed (the same functions and budget)" >&2
+  s=$(now)
+  "$tmp/.synthesize-tests" -q --data "$tmp/without" --calls "$calls" --mutants 0 --jobs "$jobs" \
+    --call-timeout 5 --seconds 20 --no-observed \
+    ${select_args[@]+"${select_args[@]}"} > "$tmp/.synth-without.log" 2>&1 || {
+    cat "$tmp/.synth-without.log" >&2
+    exit 1
+  }
+  fb_without_wall=$(secs "$s" "$(now)")
+fi
+
 echo "bench-synth: Hypothesis baseline (max_examples=$calls, --jobs $jobs)" >&2
 s=$(now)
 "$py" pipelines/bench/hypothesis_baseline.py --data "$tmp" --calls "$calls" --jobs "$jobs" \
@@ -115,6 +141,16 @@ hyp_wall=$(secs "$s" "$(now)")
 "$py" pipelines/bench/hypothesis_report.py --data "$tmp" --baseline "$tmp/hypothesis.jsonl" \
   --build "$label" --calls "$calls" --jobs "$jobs" \
   --freshbench-wall "$fb_wall" --hypothesis-wall "$hyp_wall"
+if [ -n "$observed" ]; then
+  echo
+  echo "## The same without the observed seeds (--no-observed)"
+  # The baseline's rows are keyed by function: the same Hypothesis run serves both.
+  "$py" pipelines/bench/hypothesis_report.py --data "$tmp/without" --baseline "$tmp/hypothesis.jsonl" \
+    --build "$label, --no-observed" --calls "$calls" --jobs "$jobs" \
+    --freshbench-wall "$fb_without_wall" --hypothesis-wall "$hyp_wall"
+  "$py" pipelines/bench/observed_report.py --with "$tmp" --without "$tmp/without" \
+    --title "$(basename "$data")"
+fi
 # Other work on the machine slows both sides, not necessarily alike.
 echo
 echo "- load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"

@@ -152,6 +152,12 @@ pub fn plan(args: &Args) -> anyhow::Result<(Vec<SourceSpec>, Context)> {
         Some(path) => read_sources_file(path)?,
         None => sources::SourcesFile::default(),
     };
+    if file.held_out {
+        tracing::info!(
+            sources = file.sources.len(),
+            "a held-out corpus (`held_out = true`): measure on it, don't tune on it"
+        );
+    }
     let mut specs = file.sources;
     for spec in &args.specs {
         specs.push(parse_spec(spec, None)?);

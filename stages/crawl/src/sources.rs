@@ -191,6 +191,9 @@ pub struct SourcesFile {
     /// `history = N`: earlier versions to fetch beyond the baseline.
     pub history: Option<usize>,
     pub index_url: Option<String>,
+    /// `held_out = true`: a corpus kept for measuring only (nobody tunes a stage on it);
+    /// crawl says so, and the figures made on it are reported apart.
+    pub held_out: bool,
     pub sources: Vec<SourceSpec>,
 }
 
@@ -200,6 +203,8 @@ struct RawFile {
     since: Option<toml::Value>,
     history: Option<usize>,
     index_url: Option<String>,
+    #[serde(default)]
+    held_out: bool,
     #[serde(default)]
     sources: Vec<String>,
 }
@@ -246,6 +251,7 @@ pub fn parse_sources_file(text: &str, path: &Path) -> Result<SourcesFile, Source
         since,
         history: raw.history,
         index_url: raw.index_url,
+        held_out: raw.held_out,
         sources,
     })
 }
@@ -357,11 +363,19 @@ mod tests {
         );
         let f = parse_sources_file("since = 2024-02-03\n", Path::new("s.toml")).unwrap();
         assert_eq!(f.since.unwrap().date_string(), "2024-02-03");
+        assert!(!f.held_out);
+        let f = parse_sources_file(
+            "held_out = true\nsources = [\"path:a\"]\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        assert!(f.held_out);
         for bad in [
             "since = \"yesterday\"",
             "sources = [\"nope\"]",
             "surces = []",
             "since = 3",
+            "held_out = \"yes\"",
             "[[[",
         ] {
             assert!(
