@@ -45,6 +45,7 @@ pub(crate) fn case(
         expected_json: expected_json.map(str::to_string),
         expected_exception: exception.map(str::to_string),
         is_edge: false,
+        from_observed: false,
         arcs: 0,
     }
 }

@@ -73,6 +73,7 @@ pub fn case(
         expected_json: json,
         expected_exception: exc,
         is_edge: ordinal == 0,
+        from_observed: false,
         arcs: 1,
     }
 }

@@ -144,6 +144,7 @@ fn test_case(task: &str, ordinal: i32) -> TestCase {
         expected_json: None,
         expected_exception: None,
         is_edge: ordinal == 0,
+        from_observed: false,
         arcs: 2,
     }
 }
