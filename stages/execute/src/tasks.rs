@@ -182,7 +182,8 @@ pub struct Verdict {
     pub per_case: Vec<CaseVerdict>,
     /// Per case, the behaviour seen (value or exception type), for the stability check.
     pub behaviour: Vec<String>,
-    /// Per case, the seconds its call took (`None`: not run).
+    /// Per case, the wall-clock seconds its whole request took, fork and import included:
+    /// what a case's wall-clock limit is measured against (`None`: not run).
     pub case_seconds: Vec<Option<f64>>,
     /// The isolation the calls had.
     pub isolation: Isolation,
@@ -264,8 +265,9 @@ impl TimeRule {
     }
 }
 
-/// The reference's time on each case of `task`, from one run of it through `batch` with
-/// `limits`: `None` for a case it did not pass.
+/// The reference's time on each case of `task` (the whole request's wall-clock time, what
+/// the limit applies to), from one run of it through `batch` with `limits`: `None` for a
+/// case it did not pass.
 pub fn reference_times(
     batch: &mut Batch<'_>,
     task: &TaskCases,
@@ -458,7 +460,7 @@ pub fn judge_with(
         }
         per_case.push(v);
         behaviours.push(behaviour(&o));
-        case_seconds.push(Some(took));
+        case_seconds.push(Some(o.wall_seconds.max(took)));
     }
     let passed = per_case.iter().filter(|v| **v == CaseVerdict::Pass).count() as i32;
     let (status, fingerprint) = match worst {
