@@ -1087,14 +1087,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn observed_seeds_run_first_and_their_mutations_keep_the_lineage() {
-        let params = vec![ParamSpec {
+    /// One positional-or-keyword `int` parameter `x`.
+    fn one_int_param() -> Vec<ParamSpec> {
+        vec![ParamSpec {
             name: "x".into(),
             kind: ParamKind::PositionalOrKeyword,
             ty: Ty::Int,
             has_default: false,
-        }];
+        }]
+    }
+
+    #[test]
+    fn observed_seeds_run_first_and_their_mutations_keep_the_lineage() {
+        let params = one_int_param();
         let pool = Pool::default();
         let raises = BTreeSet::new();
         let budget = Budget {
@@ -1152,12 +1157,7 @@ mod tests {
 
     #[test]
     fn seeds_take_at_most_half_the_call_budget() {
-        let params = vec![ParamSpec {
-            name: "x".into(),
-            kind: ParamKind::PositionalOrKeyword,
-            ty: Ty::Int,
-            has_default: false,
-        }];
+        let params = one_int_param();
         let pool = Pool::default();
         let raises = BTreeSet::new();
         let budget = Budget {
