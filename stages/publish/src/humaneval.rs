@@ -61,7 +61,11 @@ pub struct HumanEvalTask {
 }
 
 /// The helpers every `check` defines before its asserts (indented for the function body).
-const HELPERS: &str = r#"    import operator
+const HELPERS: &str = r#"    import datetime
+    import decimal
+    import fractions
+    import operator
+    import pathlib
 
     class _It:
         """A returned iterator, as the harness draws it: first items, and whether it went on."""

@@ -227,6 +227,41 @@ fn fixtures() -> (Vec<Fixture>, Vec<TestCase>) {
         None,
     ));
     cases.push(case("ratio", 1, "[1, 0]", None, Some("ZeroDivisionError")));
+
+    // Arguments that are objects of standard types, as synthesize-tests writes them.
+    let mut f = fixture(
+        "shift",
+        "shift",
+        "import datetime\n\n\ndef shift(day, days, path):\n    \"\"\"The day some days later, in a folder named by the path's stem.\"\"\"\n",
+        "    return day + datetime.timedelta(days=int(days)), path.stem\n",
+    );
+    f.wrong = vec![
+        "    return day + datetime.timedelta(days=int(days) + 1), path.stem\n",
+        "    return day + datetime.timedelta(days=int(days)), path.name\n",
+    ];
+    fx.push(f);
+    cases.push(case(
+        "shift",
+        0,
+        "[datetime.date(2024, 2, 28), decimal.Decimal(\"2.5\"), pathlib.PurePosixPath(\"a/b.txt\")]",
+        Some(&tup(&[
+            r#"{"t":"object","v":{"type":"datetime.date","repr":"datetime.date(2024, 3, 1)"}}"#
+                .to_string(),
+            s("b"),
+        ])),
+        None,
+    ));
+    cases.push(case(
+        "shift",
+        1,
+        "[datetime.date(2024, 12, 31), fractions.Fraction(7, 2), pathlib.PurePosixPath(\"x\")]",
+        Some(&tup(&[
+            r#"{"t":"object","v":{"type":"datetime.date","repr":"datetime.date(2025, 1, 3)"}}"#
+                .to_string(),
+            s("x"),
+        ])),
+        None,
+    ));
     (fx, cases)
 }
 
@@ -270,7 +305,7 @@ fn check_functions_pass_the_reference_and_fail_wrong_solutions() {
     let (fx, cases) = fixtures();
     let tasks: Vec<FunctionTask> = fx.iter().map(|f| f.task.clone()).collect();
     let (rows, stats) = export(&tasks, &cases);
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 5);
     assert_eq!(stats.cases_left_out, 1, "{stats:?}");
     assert_eq!(stats.cases, cases.len() - 1);
     for (row, f) in rows.iter().zip(&fx) {

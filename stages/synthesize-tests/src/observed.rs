@@ -4,7 +4,8 @@
 //!
 //! A row's `args` and `kwargs` are the literals of `test_cases.args` and `kwargs` (a list
 //! and a dict with string keys, in the worker's literal language: plain literals plus
-//! `set()`, `frozenset(...)`, `float('nan')`, `iter(...)`); a row whose text is not such a
+//! `set()`, `frozenset(...)`, `float('nan')`, `iter(...)` and the standard constructors of
+//! [`StdType`], `datetime.date(2024, 2, 29)`); a row whose text is not such a
 //! literal (an object of the repository, a builtin callable) is left out. Rows match a
 //! function by `function_id` and are used only when their call shape fits the task's entry
 //! point ([`Input::from_example`]: positionals in parameter order, keywords by name, every
@@ -27,7 +28,7 @@ use tree_sitter::Node;
 
 use crate::doc::Example;
 use crate::literal::value_of;
-use crate::pyval::PyVal;
+use crate::pyval::{PyVal, StdType};
 use crate::search::{Input, ParamSpec};
 use crate::types::{of_value, Ty};
 
@@ -176,6 +177,17 @@ fn value_in(node: Node<'_>, src: &str) -> Option<PyVal> {
             let func = node.child_by_field_name("function")?;
             let name = func.utf8_text(src.as_bytes()).ok()?;
             let args = children(node.child_by_field_name("arguments")?);
+            if let Some(t) = StdType::from_name(name) {
+                // Positional literals only, as the worker reads them (`-1` is a literal).
+                let vals = args
+                    .iter()
+                    .map(|a| match a.kind() {
+                        "keyword_argument" | "list_splat" | "dictionary_splat" => None,
+                        _ => value_in(*a, src),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                return t.accepts(&vals).then_some(PyVal::Std(t, vals));
+            }
             let items = |v: Option<PyVal>| match v {
                 None => Some(Vec::new()),
                 Some(PyVal::List(xs) | PyVal::Tuple(xs) | PyVal::Set(xs)) => Some(xs),
@@ -263,6 +275,27 @@ mod tests {
                 ("n".to_string(), PyVal::Int(-3)),
             ]
         );
+        // Objects of standard types, as the worker writes them.
+        let ex = parse(&row(
+            "f",
+            0,
+            "[datetime.datetime(2024, 1, 2, 3, 4, 5, 0), decimal.Decimal('-1.5'), \
+             fractions.Fraction(1, -3), pathlib.PurePosixPath('a/b'), [datetime.timedelta(-1, 0, 0)]]",
+            "{'at': datetime.time(12, 30, 0, 0)}",
+        ))
+        .unwrap();
+        assert_eq!(
+            ex.args[0].literal(),
+            "datetime.datetime(2024, 1, 2, 3, 4, 5, 0)"
+        );
+        assert_eq!(
+            ex.args[1],
+            PyVal::Std(StdType::Decimal, vec![PyVal::Str("-1.5".into())])
+        );
+        assert_eq!(ex.args[2].literal(), "fractions.Fraction(1, -3)");
+        assert_eq!(ex.args[3].literal(), "pathlib.PurePosixPath(\"a/b\")");
+        assert_eq!(ex.args[4].literal(), "[datetime.timedelta(-1, 0, 0)]");
+        assert_eq!(ex.kwargs[0].1.literal(), "datetime.time(12, 30, 0, 0)");
         // Not literals of the worker's language, or not a list and a dict of names.
         for (a, k) in [
             ("[Thing()]", "{}"),
@@ -272,6 +305,11 @@ mod tests {
             ("[1]; import os", "{}"),
             ("[1", "{}"),
             ("[len]", "{}"),
+            ("[datetime.date(2024, 2)]", "{}"),
+            ("[datetime.date(year=2024, month=2, day=1)]", "{}"),
+            ("[decimal.Decimal(1.5)]", "{}"),
+            ("[datetime.datetime.now()]", "{}"),
+            ("[os.Path('a')]", "{}"),
         ] {
             assert_eq!(parse(&row("f", 0, a, k)), None, "{a} {k}");
         }

@@ -1,7 +1,8 @@
 //! Python input values as the search builds them ([`PyVal`]), and their text as Python
 //! literals: the form `test_cases.args` stores and the execute worker evaluates (plain
-//! literals, plus `float('nan')`, `float('inf')`, `set()`, `frozenset(...)` and a few
-//! builtin callables by name, see `execution::Call::args`).
+//! literals, plus `float('nan')`, `float('inf')`, `set()`, `frozenset(...)`, a few builtin
+//! callables by name and the standard constructors of [`StdType`], see
+//! `execution::Call::args`).
 
 use std::fmt::Write as _;
 
@@ -23,6 +24,83 @@ pub enum PyVal {
     Iter(Vec<PyVal>),
     /// A builtin callable passed by name (`len`, `str`, `operator.add`).
     Callable(&'static str),
+    /// An object of a standard type built from literal arguments
+    /// (`datetime.date(2024, 2, 29)`, `decimal.Decimal('1.5')`).
+    Std(StdType, Vec<PyVal>),
+}
+
+/// A standard type the worker builds from literal positional arguments: the constructors
+/// of the worker's `ARG_CONSTRUCTORS` (`stages/execution/python/values.py`), which reads
+/// exactly these and writes observed values with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StdType {
+    DateTime,
+    Date,
+    Time,
+    TimeDelta,
+    Decimal,
+    Fraction,
+    PurePosixPath,
+}
+
+impl StdType {
+    pub const ALL: [StdType; 7] = [
+        StdType::DateTime,
+        StdType::Date,
+        StdType::Time,
+        StdType::TimeDelta,
+        StdType::Decimal,
+        StdType::Fraction,
+        StdType::PurePosixPath,
+    ];
+
+    /// The constructor's name as a literal writes it, `module.Name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StdType::DateTime => "datetime.datetime",
+            StdType::Date => "datetime.date",
+            StdType::Time => "datetime.time",
+            StdType::TimeDelta => "datetime.timedelta",
+            StdType::Decimal => "decimal.Decimal",
+            StdType::Fraction => "fractions.Fraction",
+            StdType::PurePosixPath => "pathlib.PurePosixPath",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StdType> {
+        StdType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// How many arguments the worker takes: at least, at most.
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            StdType::DateTime => (3, 7),
+            StdType::Date => (3, 3),
+            StdType::Time => (0, 4),
+            StdType::TimeDelta => (0, 3),
+            StdType::Decimal | StdType::PurePosixPath => (1, 1),
+            StdType::Fraction => (2, 2),
+        }
+    }
+
+    /// Whether the arguments are ints (else one string).
+    pub fn int_args(self) -> bool {
+        !matches!(self, StdType::Decimal | StdType::PurePosixPath)
+    }
+
+    /// Whether `args` are arguments the worker accepts for this type (their count and
+    /// kinds; the values themselves are the constructor's to check).
+    pub fn accepts(self, args: &[PyVal]) -> bool {
+        let (least, most) = self.arity();
+        (least..=most).contains(&args.len())
+            && args.iter().all(|a| {
+                if self.int_args() {
+                    matches!(a, PyVal::Int(_))
+                } else {
+                    matches!(a, PyVal::Str(_))
+                }
+            })
+    }
 }
 
 impl PyVal {
@@ -94,6 +172,12 @@ impl PyVal {
                 out.push_str("])");
             }
             PyVal::Callable(name) => out.push_str(name),
+            PyVal::Std(t, args) => {
+                out.push_str(t.name());
+                out.push('(');
+                items(out, args);
+                out.push(')');
+            }
         }
     }
 
@@ -109,7 +193,8 @@ impl PyVal {
             | PyVal::Tuple(v)
             | PyVal::Set(v)
             | PyVal::FrozenSet(v)
-            | PyVal::Iter(v) => 1 + v.iter().map(PyVal::size).sum::<usize>(),
+            | PyVal::Iter(v)
+            | PyVal::Std(_, v) => 1 + v.iter().map(PyVal::size).sum::<usize>(),
             PyVal::Dict(kv) => 1 + kv.iter().map(|(k, v)| k.size() + v.size()).sum::<usize>(),
         }
     }
@@ -219,6 +304,30 @@ mod tests {
         assert_eq!(PyVal::Float(f64::NAN).literal(), "float('nan')");
         assert_eq!(PyVal::Tuple(vec![PyVal::Int(1)]).literal(), "(1,)");
         assert_eq!(PyVal::Set(vec![]).literal(), "set()");
+        assert_eq!(
+            PyVal::Std(
+                StdType::Date,
+                vec![PyVal::Int(2024), PyVal::Int(2), PyVal::Int(29)]
+            )
+            .literal(),
+            "datetime.date(2024, 2, 29)"
+        );
+        assert_eq!(
+            PyVal::Std(StdType::Decimal, vec![PyVal::Str("-1.5".into())]).literal(),
+            "decimal.Decimal(\"-1.5\")"
+        );
+        assert_eq!(
+            PyVal::Std(StdType::Time, vec![]).literal(),
+            "datetime.time()"
+        );
+        assert_eq!(
+            StdType::from_name("fractions.Fraction"),
+            Some(StdType::Fraction)
+        );
+        assert_eq!(StdType::from_name("Fraction"), None);
+        assert!(StdType::Fraction.accepts(&[PyVal::Int(1), PyVal::Int(3)]));
+        assert!(!StdType::Fraction.accepts(&[PyVal::Int(1)]));
+        assert!(!StdType::Decimal.accepts(&[PyVal::Float(1.5)]));
         assert_eq!(
             PyVal::Str("a\"b\\\n\u{1}é".into()).literal(),
             "\"a\\\"b\\\\\\n\\x01é\""

@@ -906,6 +906,14 @@ fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
             items[at] = nudge(v, pool, runner);
             PyVal::Tuple(items)
         }
+        // One argument of a standard object moved (a day, a digit of a decimal); the
+        // constructor refuses what is out of range, and such an input is not kept.
+        PyVal::Std(t, mut args) if !args.is_empty() => {
+            let at = r / 4 % args.len();
+            let v = args[at].clone();
+            args[at] = nudge(v, pool, runner);
+            PyVal::Std(t, args)
+        }
         PyVal::Dict(mut kv) => {
             if !kv.is_empty() && r.is_multiple_of(2) {
                 let at = r / 2 % kv.len();

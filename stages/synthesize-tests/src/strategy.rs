@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 
-use crate::pyval::PyVal;
+use crate::pyval::{PyVal, StdType};
 use crate::types::{Shape, Ty};
 use crate::usage::Constants;
 
@@ -516,6 +516,7 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
         Ty::Exception => proptest::sample::select(EXCEPTIONS.to_vec())
             .prop_map(PyVal::Callable)
             .boxed(),
+        Ty::Std(t) => std_strategy(*t, pool),
         Ty::Any | Ty::Literal(_) | Ty::Unsupported(_) => {
             if depth > 2 {
                 return int_strategy(pool);
@@ -547,6 +548,219 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
             .boxed()
         }
     }
+}
+
+fn ints(xs: &[i128]) -> Vec<PyVal> {
+    xs.iter().copied().map(PyVal::Int).collect()
+}
+
+/// Valid objects of a standard type, mostly: dates in the usual centuries with the end of a
+/// month and a leap day now and then, times of day, signed durations, decimals written as
+/// people write them (and the special ones), fractions of small terms, relative and
+/// absolute paths with suffixes.
+fn std_strategy(t: StdType, pool: &Pool) -> BoxedStrategy<PyVal> {
+    let year = Union::new_weighted(vec![
+        (6, (1990i128..2040).boxed()),
+        (1, (1i128..10000).boxed()),
+        (
+            1,
+            proptest::sample::select(vec![1i128, 1970, 2000, 2024, 9999]).boxed(),
+        ),
+    ]);
+    let day = Union::new_weighted(vec![(6, (1i128..29).boxed()), (1, (29i128..32).boxed())]);
+    let date = (year, 1i128..13, day).prop_map(|(y, m, d)| {
+        // Day 29 to 31 where the month has it; the last day otherwise.
+        let last = match m {
+            2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        vec![y, m, d.min(last)]
+    });
+    let clock = (
+        0i128..24,
+        0i128..60,
+        0i128..60,
+        prop_oneof![Just(0i128), 0i128..1_000_000],
+    );
+    match t {
+        StdType::Date => date
+            .prop_map(|v| PyVal::Std(StdType::Date, ints(&v)))
+            .boxed(),
+        StdType::DateTime => (date, clock)
+            .prop_map(|(mut v, (h, mi, s, us))| {
+                v.extend([h, mi, s, us]);
+                PyVal::Std(StdType::DateTime, ints(&v))
+            })
+            .boxed(),
+        StdType::Time => clock
+            .prop_map(|(h, mi, s, us)| PyVal::Std(StdType::Time, ints(&[h, mi, s, us])))
+            .boxed(),
+        StdType::TimeDelta => (
+            -1000i128..1000,
+            0i128..86_400,
+            prop_oneof![Just(0i128), 0i128..1_000_000],
+        )
+            .prop_map(|(d, s, us)| PyVal::Std(StdType::TimeDelta, ints(&[d, s, us])))
+            .boxed(),
+        StdType::Fraction => (-100i128..100, 1i128..50)
+            .prop_map(|(n, d)| PyVal::Std(StdType::Fraction, ints(&[n, d])))
+            .boxed(),
+        StdType::Decimal => Union::new_weighted(vec![
+            (
+                4,
+                (-100_000i128..100_000, 0u32..5)
+                    .prop_map(|(n, places)| decimal_text(n, places))
+                    .boxed(),
+            ),
+            (
+                1,
+                proptest::sample::select(vec![
+                    "0",
+                    "-0",
+                    "NaN",
+                    "Infinity",
+                    "-Infinity",
+                    "1E+3",
+                    "0.000",
+                ])
+                .prop_map(str::to_string)
+                .boxed(),
+            ),
+        ])
+        .prop_map(|s| PyVal::Std(StdType::Decimal, vec![PyVal::Str(s)]))
+        .boxed(),
+        StdType::PurePosixPath => {
+            let part = Union::new_weighted(vec![
+                (
+                    3,
+                    proptest::sample::select(vec![
+                        "a",
+                        "b",
+                        "src",
+                        "data",
+                        "x.txt",
+                        "archive.tar.gz",
+                        ".hidden",
+                        "..",
+                        ".",
+                    ])
+                    .prop_map(str::to_string)
+                    .boxed(),
+                ),
+                (1, str_strategy(pool)),
+            ]);
+            (any::<bool>(), proptest::collection::vec(part, 0..4))
+                .prop_map(|(absolute, parts)| {
+                    let joined = parts.join("/");
+                    let text = if absolute {
+                        format!("/{joined}")
+                    } else {
+                        joined
+                    };
+                    PyVal::Std(StdType::PurePosixPath, vec![PyVal::Str(text)])
+                })
+                .boxed()
+        }
+    }
+}
+
+/// The decimal text of `n / 10**places` (`-12.5` from -125 and 1).
+fn decimal_text(n: i128, places: u32) -> String {
+    if places == 0 {
+        return n.to_string();
+    }
+    let digits = format!("{:0>width$}", n.unsigned_abs(), width = places as usize + 1);
+    let (int, frac) = digits.split_at(digits.len() - places as usize);
+    format!("{}{int}.{frac}", if n < 0 { "-" } else { "" })
+}
+
+/// The typical object of a standard type.
+fn std_typical(t: StdType) -> PyVal {
+    let args = match t {
+        StdType::DateTime => ints(&[2024, 1, 2, 3, 4, 5]),
+        StdType::Date => ints(&[2024, 2, 29]),
+        StdType::Time => ints(&[12, 30]),
+        StdType::TimeDelta => ints(&[1, 3600]),
+        StdType::Decimal => vec![PyVal::Str("1.50".into())],
+        StdType::Fraction => ints(&[1, 3]),
+        StdType::PurePosixPath => vec![PyVal::Str("a/b.txt".into())],
+    };
+    PyVal::Std(t, args)
+}
+
+/// The edge objects of a standard type: its least and greatest, zero, the ends of years
+/// and months, negative durations, special decimals, empty and odd paths.
+fn std_edges(t: StdType) -> Vec<PyVal> {
+    let strs = |xs: &[&str]| -> Vec<Vec<PyVal>> {
+        xs.iter()
+            .map(|s| vec![PyVal::Str((*s).to_string())])
+            .collect()
+    };
+    let args: Vec<Vec<PyVal>> = match t {
+        StdType::DateTime => [
+            &[1i128, 1, 1][..],
+            &[9999, 12, 31, 23, 59, 59, 999_999],
+            &[2000, 2, 29, 0, 0, 0],
+            &[2023, 12, 31, 23, 59, 59],
+            &[1970, 1, 1],
+        ]
+        .iter()
+        .map(|v| ints(v))
+        .collect(),
+        StdType::Date => [
+            &[1i128, 1, 1][..],
+            &[9999, 12, 31],
+            &[2023, 12, 31],
+            &[2023, 1, 1],
+            &[1970, 1, 1],
+        ]
+        .iter()
+        .map(|v| ints(v))
+        .collect(),
+        StdType::Time => [&[][..], &[23, 59, 59, 999_999], &[0, 0, 1], &[12]]
+            .iter()
+            .map(|v| ints(v))
+            .collect(),
+        StdType::TimeDelta => [
+            &[][..],
+            &[-1],
+            &[0, 0, 1],
+            &[0, 59],
+            &[400, 86_399],
+            &[-3, 7200],
+        ]
+        .iter()
+        .map(|v| ints(v))
+        .collect(),
+        StdType::Decimal => strs(&[
+            "0",
+            "-1.5",
+            "100",
+            "0.001",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "1E+3",
+            "12345678901234567890.123",
+        ]),
+        StdType::Fraction => [&[0i128, 1][..], &[-1, 2], &[7, 1], &[22, 7], &[1, 1000]]
+            .iter()
+            .map(|v| ints(v))
+            .collect(),
+        StdType::PurePosixPath => strs(&[
+            "",
+            "/",
+            "a",
+            "/usr/lib/x.tar.gz",
+            ".hidden",
+            "a/../b",
+            "dir/",
+            "a b/c.d.e",
+        ]),
+    };
+    args.into_iter().map(|a| PyVal::Std(t, a)).collect()
 }
 
 fn hashable_ty(t: &Ty) -> bool {
@@ -617,6 +831,7 @@ pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
         Ty::Literal(vals) => vals.first().cloned().unwrap_or(PyVal::None),
         Ty::Callable => PyVal::Callable("str"),
         Ty::Exception => PyVal::Callable("ValueError"),
+        Ty::Std(t) => std_typical(*t),
         Ty::Any | Ty::Unsupported(_) => PyVal::Int(3),
     }
 }
@@ -838,6 +1053,11 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
                 push(PyVal::Callable(c));
             }
         }
+        Ty::Std(t) => {
+            for v in std_edges(*t) {
+                push(v);
+            }
+        }
         Ty::Any | Ty::Unsupported(_) => {
             for v in [
                 PyVal::Str("abc".into()),
@@ -874,6 +1094,63 @@ mod tests {
             Config::default(),
             TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
         )
+    }
+
+    #[test]
+    fn standard_objects_are_ones_the_worker_builds() {
+        let pool = Pool::default();
+        let mut r = runner();
+        for t in StdType::ALL {
+            let s = strategy(&Ty::Std(t), &pool, 0);
+            let drawn = (0..200).map(|_| s.new_tree(&mut r).unwrap().current());
+            let edges = edge_list(&Ty::Std(t), &pool);
+            assert!(edges.len() > 3, "{t:?}");
+            for v in drawn.chain(edges) {
+                let PyVal::Std(got, args) = &v else {
+                    panic!("{t:?}: not a standard object: {v:?}")
+                };
+                assert_eq!(*got, t);
+                assert!(t.accepts(args), "{}", v.literal());
+                let n: Vec<i128> = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        PyVal::Int(i) => Some(*i),
+                        _ => None,
+                    })
+                    .collect();
+                // Within the constructor's ranges: a valid object, not an error.
+                match t {
+                    StdType::Date | StdType::DateTime if n.len() >= 3 => {
+                        assert!((1..=9999).contains(&n[0]), "{}", v.literal());
+                        assert!((1..=12).contains(&n[1]), "{}", v.literal());
+                        let leap = (n[0] % 4 == 0 && n[0] % 100 != 0) || n[0] % 400 == 0;
+                        let last = match n[1] {
+                            2 if leap => 29,
+                            2 => 28,
+                            4 | 6 | 9 | 11 => 30,
+                            _ => 31,
+                        };
+                        assert!((1..=last).contains(&n[2]), "{}", v.literal());
+                    }
+                    StdType::Fraction => assert_ne!(n[1], 0),
+                    StdType::Decimal => {
+                        let PyVal::Str(text) = &args[0] else {
+                            unreachable!()
+                        };
+                        let numeric = text.trim_start_matches('-').replace('E', "e");
+                        assert!(
+                            numeric.parse::<f64>().is_ok()
+                                || ["NaN", "Infinity"].contains(&numeric.as_str()),
+                            "{text}"
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(decimal_text(-125, 1), "-12.5");
+        assert_eq!(decimal_text(5, 3), "0.005");
+        assert_eq!(decimal_text(-7, 0), "-7");
     }
 
     #[test]

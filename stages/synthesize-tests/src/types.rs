@@ -2,7 +2,7 @@
 //! annotation's text ([`parse_annotation`]), from a docstring's words ([`from_doc_words`])
 //! or from a default value ([`of_value`]).
 
-use crate::pyval::PyVal;
+use crate::pyval::{PyVal, StdType};
 
 /// The shape of text a function parses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -41,6 +41,8 @@ pub enum Ty {
     Callable,
     /// An exception class (`ValueError`), passed by name.
     Exception,
+    /// An object of a standard type the worker builds from literals (`datetime.date`).
+    Std(StdType),
     /// A type no literal can stand for (a class of the repository, `re.Pattern`, ...).
     Unsupported(String),
 }
@@ -147,6 +149,7 @@ pub fn of_value(v: &PyVal) -> Ty {
             |(k, v)| Ty::Dict(Box::new(of_value(k)), Box::new(of_value(v))),
         ),
         PyVal::Callable(_) => Ty::Callable,
+        PyVal::Std(t, _) => Ty::Std(*t),
     }
 }
 
@@ -395,6 +398,15 @@ fn named(name: &str, args: Vec<Ty>) -> Ty {
         "Optional" => Ty::optional(*arg(&args, 0)),
         "Union" => Ty::Union(args).flatten(),
         "Callable" => Ty::Callable,
+        "datetime" => Ty::Std(StdType::DateTime),
+        "date" => Ty::Std(StdType::Date),
+        "time" => Ty::Std(StdType::Time),
+        "timedelta" => Ty::Std(StdType::TimeDelta),
+        "Decimal" => Ty::Std(StdType::Decimal),
+        "Fraction" => Ty::Std(StdType::Fraction),
+        // Pure path operations only: a function that touches the file system is not a
+        // candidate (classify), so the pure flavour stands for `Path` too.
+        "PurePosixPath" | "PurePath" | "Path" | "PosixPath" => Ty::Std(StdType::PurePosixPath),
         "Annotated" | "Final" | "ClassVar" | "Required" | "NotRequired" => *arg(&args, 0),
         // Type variables (`T`, `KT`) and `TypeVar`-like names stand for anything.
         n if n.len() <= 2 && n.chars().all(|c| c.is_ascii_uppercase()) => Ty::Any,
@@ -490,6 +502,10 @@ fn doc_word(part: &str) -> Option<Ty> {
         "set" | "sets" => Ty::Set(Box::new(Ty::Any)),
         "frozenset" => Ty::FrozenSet(Box::new(Ty::Any)),
         "callable" | "function" | "func" => Ty::Callable,
+        "datetime" => Ty::Std(StdType::DateTime),
+        "timedelta" => Ty::Std(StdType::TimeDelta),
+        "decimal" => Ty::Std(StdType::Decimal),
+        "fraction" => Ty::Std(StdType::Fraction),
         _ => return None,
     })
 }
@@ -530,6 +546,14 @@ mod tests {
             Ty::Unsupported("Pattern".into())
         );
         assert_eq!(parse_annotation("T"), Ty::Any);
+        assert_eq!(
+            parse_annotation("Optional[datetime.date]"),
+            Ty::Union(vec![Ty::Std(StdType::Date), Ty::NoneT])
+        );
+        assert_eq!(
+            parse_annotation("Union[int, Decimal]"),
+            Ty::Union(vec![Ty::Int, Ty::Std(StdType::Decimal)])
+        );
         assert_eq!(parse_annotation("what is this?"), Ty::Any);
     }
 

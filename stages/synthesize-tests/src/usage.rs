@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use crate::literal::{python_parser, value_of};
-use crate::pyval::PyVal;
+use crate::pyval::{PyVal, StdType};
 use crate::types::{Shape, Ty};
 
 /// A base kind a use of a parameter points to.
@@ -29,6 +29,8 @@ pub enum Kind {
     Callable,
     /// Raised or caught: an exception class.
     Exception,
+    /// Checked against a standard type the worker builds (`isinstance(x, datetime.date)`).
+    Std(StdType),
 }
 
 impl Kind {
@@ -47,6 +49,7 @@ impl Kind {
             Kind::Set => Ty::Set(any()),
             Kind::Callable => Ty::Callable,
             Kind::Exception => Ty::Exception,
+            Kind::Std(t) => Ty::Std(t),
         }
     }
 }
@@ -794,6 +797,13 @@ fn kind_of_type_name(name: &str) -> Option<Kind> {
         "tuple" => Kind::Tuple,
         "dict" | "Mapping" | "MutableMapping" => Kind::Dict,
         "set" | "frozenset" | "Set" => Kind::Set,
+        "datetime" => Kind::Std(StdType::DateTime),
+        "date" => Kind::Std(StdType::Date),
+        "time" => Kind::Std(StdType::Time),
+        "timedelta" => Kind::Std(StdType::TimeDelta),
+        "Decimal" => Kind::Std(StdType::Decimal),
+        "Fraction" => Kind::Std(StdType::Fraction),
+        "PurePath" | "PurePosixPath" | "Path" => Kind::Std(StdType::PurePosixPath),
         _ => return None,
     })
 }
@@ -831,6 +841,23 @@ mod tests {
         assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
         assert!(a.constants.ints.contains(&1));
         assert!(a.docstring_end.is_some());
+    }
+
+    #[test]
+    fn isinstance_with_standard_types() {
+        let a = analyze(
+            "def f(x):\n    if isinstance(x, (datetime.datetime, date)):\n        return x.year\n    if isinstance(x, Decimal):\n        return 1\n    return 0\n",
+            &params(&["x"]),
+        )
+        .unwrap();
+        assert_eq!(
+            a.evidence["x"].ty(),
+            Some(Ty::Union(vec![
+                Ty::Std(StdType::DateTime),
+                Ty::Std(StdType::Date),
+                Ty::Std(StdType::Decimal)
+            ]))
+        );
     }
 
     #[test]
