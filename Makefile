@@ -168,7 +168,7 @@ bench: setup
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
 	@echo "== the same on the held-out corpus ($(HELDOUT_SOURCES): measured, never tuned on)"
 	@$(MAKE) --no-print-directory observed D=$(HELDOUT) SRC=$(HELDOUT_SOURCES) BIN=$(RBIN)
-	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(HELDOUT)
+	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(HELDOUT)
 
 real: setup build
 	@mkdir -p $(REAL)

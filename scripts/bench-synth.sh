@@ -14,6 +14,7 @@
 #   BIN=DIR     the stage binaries (default target/release when it has synthesize-tests,
 #               else target/debug)
 #   KEEP=1      keep the scratch dataset (its path is printed)
+#   HELD_OUT=1  a held-out corpus: the report gives figures and names no function
 #
 # When DATA has `observed_calls` (execute --repo-tests recorded the arguments the projects'
 # own tests call their functions with), synthesize-tests runs twice, with those seeds and
@@ -28,6 +29,8 @@ data=${1:-data/synth}
 calls=${CALLS:-200}
 jobs=${JOBS:-2}
 limit=${LIMIT:-}
+report_opts=()
+if [ -n "${HELD_OUT:-}" ]; then report_opts=(--figures-only); fi
 repos=${REPOS:-}
 py=.tools/venv/bin/python
 if [ -z "${BIN:-}" ]; then
@@ -140,14 +143,14 @@ hyp_wall=$(secs "$s" "$(now)")
 
 "$py" pipelines/bench/hypothesis_report.py --data "$tmp" --baseline "$tmp/hypothesis.jsonl" \
   --build "$label" --calls "$calls" --jobs "$jobs" \
-  --freshbench-wall "$fb_wall" --hypothesis-wall "$hyp_wall"
+  --freshbench-wall "$fb_wall" --hypothesis-wall "$hyp_wall" "${report_opts[@]}"
 if [ -n "$observed" ]; then
   echo
   echo "## The same without the observed seeds (--no-observed)"
   # The baseline's rows are keyed by function: the same Hypothesis run serves both.
   "$py" pipelines/bench/hypothesis_report.py --data "$tmp/without" --baseline "$tmp/hypothesis.jsonl" \
     --build "$label, --no-observed" --calls "$calls" --jobs "$jobs" \
-    --freshbench-wall "$fb_without_wall" --hypothesis-wall "$hyp_wall"
+    --freshbench-wall "$fb_without_wall" --hypothesis-wall "$hyp_wall" "${report_opts[@]}"
   "$py" pipelines/bench/observed_report.py --with "$tmp" --without "$tmp/without" \
     --title "$(basename "$data")"
 fi
