@@ -698,42 +698,31 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             .map(|s| vec![PyVal::Str((*s).to_string())])
             .collect()
     };
+    let intss = |xs: &[&[i128]]| -> Vec<Vec<PyVal>> { xs.iter().map(|v| ints(v)).collect() };
     let args: Vec<Vec<PyVal>> = match t {
-        StdType::DateTime => [
+        StdType::DateTime => intss(&[
             &[1i128, 1, 1][..],
             &[9999, 12, 31, 23, 59, 59, 999_999],
             &[2000, 2, 29, 0, 0, 0],
             &[2023, 12, 31, 23, 59, 59],
             &[1970, 1, 1],
-        ]
-        .iter()
-        .map(|v| ints(v))
-        .collect(),
-        StdType::Date => [
+        ]),
+        StdType::Date => intss(&[
             &[1i128, 1, 1][..],
             &[9999, 12, 31],
             &[2023, 12, 31],
             &[2023, 1, 1],
             &[1970, 1, 1],
-        ]
-        .iter()
-        .map(|v| ints(v))
-        .collect(),
-        StdType::Time => [&[][..], &[23, 59, 59, 999_999], &[0, 0, 1], &[12]]
-            .iter()
-            .map(|v| ints(v))
-            .collect(),
-        StdType::TimeDelta => [
+        ]),
+        StdType::Time => intss(&[&[][..], &[23, 59, 59, 999_999], &[0, 0, 1], &[12]]),
+        StdType::TimeDelta => intss(&[
             &[][..],
             &[-1],
             &[0, 0, 1],
             &[0, 59],
             &[400, 86_399],
             &[-3, 7200],
-        ]
-        .iter()
-        .map(|v| ints(v))
-        .collect(),
+        ]),
         StdType::Decimal => strs(&[
             "0",
             "-1.5",
@@ -745,10 +734,7 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             "1E+3",
             "12345678901234567890.123",
         ]),
-        StdType::Fraction => [&[0i128, 1][..], &[-1, 2], &[7, 1], &[22, 7], &[1, 1000]]
-            .iter()
-            .map(|v| ints(v))
-            .collect(),
+        StdType::Fraction => intss(&[&[0i128, 1][..], &[-1, 2], &[7, 1], &[22, 7], &[1, 1000]]),
         StdType::PurePosixPath => strs(&[
             "",
             "/",
