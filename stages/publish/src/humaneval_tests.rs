@@ -1,5 +1,9 @@
 //! The generated `check` functions, run with python3 against the reference solution (which
 //! must pass) and against wrong solutions (which must fail).
+//!
+//! They run in a plain python3, not through the execution library, on purpose: the export is
+//! for other harnesses, which run it that way, and every program here is one of this file's
+//! own fixtures (nothing untrusted runs).
 
 use std::path::Path;
 use std::process::Command;
