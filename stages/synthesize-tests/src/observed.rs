@@ -5,8 +5,9 @@
 //! A row's `args` and `kwargs` are the literals of `test_cases.args` and `kwargs` (a list
 //! and a dict with string keys, in the worker's literal language: plain literals plus
 //! `set()`, `frozenset(...)`, `float('nan')`, `iter(...)` and the standard constructors of
-//! [`StdType`], `datetime.date(2024, 2, 29)`); a row whose text is not such a
-//! literal (an object of the repository, a builtin callable) is left out. Rows match a
+//! [`StdType`], `datetime.date(2024, 2, 29)`, and the builtins and `operator` functions
+//! the worker passes by name, `int`, `operator.add`); a row whose text is not such a
+//! literal (an object of the repository) is left out. Rows match a
 //! function by `function_id` and are used only when their call shape fits the task's entry
 //! point ([`Input::from_example`]: positionals in parameter order, keywords by name, every
 //! parameter without a default given): synthesize-tests builds tasks of functions and static
@@ -14,9 +15,9 @@
 //! receiver never fits and is left out.
 //!
 //! The search runs the fitting rows before anything else ([`crate::search::Search::with_seeds`])
-//! and mutates them like its own inputs; a parameter's observed value types outrank the
-//! guesses from defaults, docstrings and uses ([`observed_types`], read by
-//! [`crate::synth::param_specs`]). The rows of a function are part of its task's
+//! and mutates them like its own inputs; a parameter's observed value types join its
+//! annotation and the best guess from its default, docstring and uses ([`observed_types`],
+//! read by [`crate::synth::param_specs`]). The rows of a function are part of its task's
 //! `config_hash` ([`crate::synth::config_hash`], through [`digest`]): a new observation
 //! makes the task again.
 
@@ -214,6 +215,8 @@ fn value_in(node: Node<'_>, src: &str) -> Option<PyVal> {
                 _ => None,
             }
         }
+        // A builtin callable, or `operator.NAME`, as the worker writes them.
+        "identifier" | "attribute" => PyVal::named(node.utf8_text(src.as_bytes()).ok()?),
         _ => value_of(node, src),
     }
 }
@@ -296,6 +299,17 @@ mod tests {
         assert_eq!(ex.args[3].literal(), "pathlib.PurePosixPath(\"a/b\")");
         assert_eq!(ex.args[4].literal(), "[datetime.timedelta(-1, 0, 0)]");
         assert_eq!(ex.kwargs[0].1.literal(), "datetime.time(12, 30, 0, 0)");
+        // Builtins and `operator` functions passed by name.
+        let ex = parse(&row(
+            "f",
+            0,
+            "[int, operator.add, (dict, ValueError)]",
+            "{}",
+        ))
+        .unwrap();
+        assert_eq!(ex.args[0], PyVal::Callable("int"));
+        assert_eq!(ex.args[1], PyVal::Callable("operator.add"));
+        assert_eq!(ex.args[2].literal(), "(dict, ValueError)");
         // Not literals of the worker's language, or not a list and a dict of names.
         for (a, k) in [
             ("[Thing()]", "{}"),
@@ -304,7 +318,8 @@ mod tests {
             ("[1]", "[]"),
             ("[1]; import os", "{}"),
             ("[1", "{}"),
-            ("[len]", "{}"),
+            ("[open]", "{}"),
+            ("[operator.itemgetter]", "{}"),
             ("[datetime.date(2024, 2)]", "{}"),
             ("[datetime.date(year=2024, month=2, day=1)]", "{}"),
             ("[decimal.Decimal(1.5)]", "{}"),

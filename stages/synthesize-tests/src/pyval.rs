@@ -103,7 +103,99 @@ impl StdType {
     }
 }
 
+/// The names a case may pass as a value, as the worker reads and writes them: its
+/// `ARG_BUILTINS` by bare name and its `ARG_OPERATORS` as `operator.NAME`
+/// (`stages/execution/python/values.py`; a test checks the two lists agree). An observed
+/// call that passed `int` or `operator.add` is a seed like any other.
+pub const ARG_NAMES: &[&str] = &[
+    "abs",
+    "all",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "bytes",
+    "callable",
+    "chr",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "hex",
+    "int",
+    "isinstance",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "oct",
+    "ord",
+    "pow",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "type",
+    "zip",
+    "ArithmeticError",
+    "AssertionError",
+    "Exception",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "RuntimeError",
+    "StopIteration",
+    "TypeError",
+    "ValueError",
+    "ZeroDivisionError",
+    "operator.abs",
+    "operator.add",
+    "operator.and_",
+    "operator.concat",
+    "operator.contains",
+    "operator.eq",
+    "operator.floordiv",
+    "operator.ge",
+    "operator.getitem",
+    "operator.gt",
+    "operator.invert",
+    "operator.le",
+    "operator.lt",
+    "operator.mod",
+    "operator.mul",
+    "operator.ne",
+    "operator.neg",
+    "operator.not_",
+    "operator.or_",
+    "operator.pos",
+    "operator.pow",
+    "operator.sub",
+    "operator.truediv",
+    "operator.truth",
+    "operator.xor",
+];
+
 impl PyVal {
+    /// The builtin callable (or exception class) `name` names, when the worker takes it as
+    /// an argument ([`ARG_NAMES`]).
+    pub fn named(name: &str) -> Option<PyVal> {
+        ARG_NAMES
+            .iter()
+            .find(|n| **n == name)
+            .map(|n| PyVal::Callable(n))
+    }
+
     /// The value as a Python literal (`ast.literal_eval`-style, with the worker's extensions).
     pub fn literal(&self) -> String {
         let mut out = String::new();
@@ -295,6 +387,35 @@ pub fn kwargs_literal(kwargs: &[(String, PyVal)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`ARG_NAMES`] is the worker's `ARG_BUILTINS` and `operator.` + `ARG_OPERATORS`.
+    #[test]
+    fn the_names_are_the_workers() {
+        let src = include_str!("../../execution/python/values.py");
+        let tuple = |var: &str| -> Vec<String> {
+            let start = src.find(&format!("\n{var} = (")).expect(var) + var.len() + 5;
+            let body = &src[start..start + src[start..].find(')').unwrap()];
+            body.lines()
+                .map(|l| l.split('#').next().unwrap())
+                .flat_map(|l| l.split(','))
+                .map(|w| w.trim().trim_matches('"').to_string())
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        let mut want = tuple("ARG_BUILTINS");
+        want.extend(
+            tuple("ARG_OPERATORS")
+                .iter()
+                .map(|n| format!("operator.{n}")),
+        );
+        assert!(want.len() > 60, "{want:?}");
+        assert_eq!(
+            ARG_NAMES,
+            want.iter().map(String::as_str).collect::<Vec<_>>()
+        );
+        assert_eq!(PyVal::named("int"), Some(PyVal::Callable("int")));
+        assert_eq!(PyVal::named("open"), None);
+    }
 
     #[test]
     fn literals() {

@@ -95,8 +95,9 @@ pub struct Synthesized {
 
 /// A parameter's type from the best evidence there is: its annotation, the types of the
 /// values the repository's tests passed it (`observed`, [`crate::observed::observed_types`]:
-/// added to an annotation, and outranking every guess), its default value, the docstring,
-/// how the body uses it; a mixture of common types when none says anything.
+/// added to an annotation, and joined by the best guess, since tests pass what they thought
+/// of and a guess may see more: an iterator where the tests gave lists), its default value,
+/// the docstring, how the body uses it; a mixture of common types when none says anything.
 pub fn param_specs(
     f: &Function,
     analysis: &Analysis,
@@ -128,10 +129,13 @@ pub fn param_specs(
                 (Some(t), Some(s)) => Some(Ty::Union(vec![t, s.clone()]).flatten()),
                 (a, _) => a,
             };
-            let guessed = seen
-                .or(from_default)
+            let guess = from_default
                 .or_else(|| docs.get(&p.name).cloned())
                 .or_else(|| analysis.evidence.get(&p.name).and_then(usage::Evidence::ty));
+            let guessed = match (seen, guess) {
+                (Some(s), Some(g)) => Some(Ty::Union(vec![s, g]).flatten()),
+                (s, g) => s.or(g),
+            };
             let evidence = analysis.evidence.get(&p.name);
             let ty = match (annotated, guessed) {
                 // Types the body checks with `isinstance` are generated too, even beyond the
@@ -683,7 +687,7 @@ mod tests {
     }
 
     #[test]
-    fn observed_types_outrank_the_guesses_and_join_an_annotation() {
+    fn observed_types_join_the_guesses_and_an_annotation() {
         let f = function(
             "def f(text, n: int, sep=','):\n    return text.upper().split(sep)[n]\n",
             &[
@@ -706,9 +710,11 @@ mod tests {
         .into_iter()
         .collect();
         let seen = param_specs(&f, &analysis, &observed);
-        assert_eq!(seen[0].ty, Ty::Bytes);
+        // What the tests passed, and what the guesses say they did not (an iterator where
+        // the tests gave lists, a key function where they gave None).
+        assert_eq!(seen[0].ty, Ty::Union(vec![Ty::Bytes, Ty::Str]));
         assert_eq!(seen[1].ty, Ty::Union(vec![Ty::Int, Ty::Str]));
-        assert_eq!(seen[2].ty, Ty::Union(vec![Ty::Bytes, Ty::NoneT]));
+        assert_eq!(seen[2].ty, Ty::Union(vec![Ty::Bytes, Ty::NoneT, Ty::Str]));
     }
 
     #[test]
