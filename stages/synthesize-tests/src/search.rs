@@ -830,11 +830,134 @@ impl<'a, R: Runner> Search<'a, R> {
             }
             return out;
         }
+        if r % 8 == 1 && splice(&mut out, runner.rng().next_u32() as usize) {
+            return out;
+        }
         let i = slots[(r as usize / 4) % slots.len()];
         if let Some(v) = out.values[i].take() {
             out.values[i] = Some(nudge(v, self.pool, runner));
         }
         out
+    }
+}
+
+/// A value of one argument put into another: a string, or a prefix of it, or a number of
+/// one argument replaces one of the same kind in another, or joins it when it is a
+/// container. Code that relates its arguments (`name.startswith(prefix)`, `key in
+/// mapping`, `lo <= x`) needs inputs that agree with each other, which independent draws
+/// seldom give. `false` when the input has no two arguments to relate.
+fn splice(input: &mut Input, r: usize) -> bool {
+    let mut slots: Vec<&mut PyVal> = input
+        .values
+        .iter_mut()
+        .flatten()
+        .chain(input.varargs.iter_mut())
+        .chain(input.extra_kwargs.iter_mut().map(|(_, v)| v))
+        .collect();
+    if slots.len() < 2 {
+        return false;
+    }
+    let from = r % slots.len();
+    let to = (from + 1 + r / 7 % (slots.len() - 1)) % slots.len();
+    let mut found = Vec::new();
+    scalars(slots[from], &mut found);
+    if found.is_empty() {
+        return false;
+    }
+    let mut v = found[r / 61 % found.len()].clone();
+    if let PyVal::Str(s) = &v {
+        // A prefix, at times: what `startswith` and abbreviations compare.
+        let chars: Vec<char> = s.chars().collect();
+        if chars.len() > 1 && (r / 997).is_multiple_of(2) {
+            v = PyVal::Str(chars[..=(r / 1994 % (chars.len() - 1))].iter().collect());
+        }
+    }
+    let target = &mut *slots[to];
+    let same = |x: &PyVal| std::mem::discriminant(x) == std::mem::discriminant(&v);
+    let mut n = 0;
+    count_scalars(target, &same, &mut n);
+    if n > 0 {
+        replace_scalar(target, &same, r / 13 % n, &v);
+        return true;
+    }
+    match target {
+        PyVal::List(items) | PyVal::Iter(items) | PyVal::Set(items) | PyVal::FrozenSet(items) => {
+            items.push(v);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The strings, bytes and integers inside a value, in order.
+fn scalars(v: &PyVal, out: &mut Vec<PyVal>) {
+    match v {
+        PyVal::Str(_) | PyVal::Bytes(_) | PyVal::Int(_) => out.push(v.clone()),
+        PyVal::List(xs)
+        | PyVal::Tuple(xs)
+        | PyVal::Set(xs)
+        | PyVal::FrozenSet(xs)
+        | PyVal::Iter(xs) => xs.iter().for_each(|x| scalars(x, out)),
+        PyVal::Dict(kv) => kv.iter().for_each(|(k, x)| {
+            scalars(k, out);
+            scalars(x, out);
+        }),
+        _ => {}
+    }
+}
+
+fn count_scalars(v: &PyVal, same: &dyn Fn(&PyVal) -> bool, n: &mut usize) {
+    match v {
+        PyVal::List(xs)
+        | PyVal::Tuple(xs)
+        | PyVal::Set(xs)
+        | PyVal::FrozenSet(xs)
+        | PyVal::Iter(xs) => xs.iter().for_each(|x| count_scalars(x, same, n)),
+        PyVal::Dict(kv) => kv.iter().for_each(|(k, x)| {
+            count_scalars(k, same, n);
+            count_scalars(x, same, n);
+        }),
+        x if same(x) => *n += 1,
+        _ => {}
+    }
+}
+
+/// Replaces the `k`-th scalar for which `same` holds; `k` counts down as they are passed.
+fn replace_scalar(
+    v: &mut PyVal,
+    same: &dyn Fn(&PyVal) -> bool,
+    k: usize,
+    new: &PyVal,
+) -> Option<usize> {
+    match v {
+        PyVal::List(xs)
+        | PyVal::Tuple(xs)
+        | PyVal::Set(xs)
+        | PyVal::FrozenSet(xs)
+        | PyVal::Iter(xs) => {
+            let mut k = k;
+            for x in xs {
+                k = replace_scalar(x, same, k, new)?;
+            }
+            Some(k)
+        }
+        PyVal::Dict(kv) => {
+            let mut k = k;
+            for (a, b) in kv {
+                k = replace_scalar(a, same, k, new)?;
+                k = replace_scalar(b, same, k, new)?;
+            }
+            Some(k)
+        }
+        x if same(x) => {
+            if k == 0 {
+                *x = new.clone();
+                None
+            } else {
+                Some(k - 1)
+            }
+        }
+        _ => Some(k),
     }
 }
 
@@ -899,6 +1022,10 @@ fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
             }
         }
         PyVal::List(items) => PyVal::List(nudge_items(items, pool, runner, r)),
+        PyVal::Iter(items) => PyVal::Iter(nudge_items(items, pool, runner, r)),
+        // A set's items are distinct: one dropped or changed, never duplicated.
+        PyVal::Set(items) => PyVal::Set(nudge_items(items, pool, runner, no_dup(r))),
+        PyVal::FrozenSet(items) => PyVal::FrozenSet(nudge_items(items, pool, runner, no_dup(r))),
         PyVal::Tuple(items) if items.is_empty() => PyVal::Tuple(items),
         PyVal::Tuple(mut items) => {
             let at = r / 4 % items.len();
@@ -925,6 +1052,15 @@ fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
             PyVal::Dict(kv)
         }
         other => other,
+    }
+}
+
+/// `r` with [`nudge_items`]' duplication (`r % 4 == 1`) turned into a change of an item.
+fn no_dup(r: usize) -> usize {
+    if r % 4 == 1 {
+        r + 2
+    } else {
+        r
     }
 }
 
