@@ -13,8 +13,8 @@ use execution::ExecError;
 use execution::{Batch, Limits};
 use schemas::id::content_id;
 use schemas::{
-    Function, FunctionClass, FunctionTask, ObservedCall, PromptKind, Reference, SearchStop,
-    TaskStatus, TestCase,
+    Function, FunctionClass, FunctionTask, ObservedCall, ParamKind, PromptKind, Reference,
+    SearchStop, TaskStatus, TestCase,
 };
 
 use crate::doc::doc_types;
@@ -129,9 +129,22 @@ pub fn param_specs(
                 (Some(t), Some(s)) => Some(Ty::Union(vec![t, s.clone()]).flatten()),
                 (a, _) => a,
             };
-            let guess = from_default
-                .or_else(|| docs.get(&p.name).cloned())
-                .or_else(|| analysis.evidence.get(&p.name).and_then(usage::Evidence::ty));
+            let var_positional = kind == ParamKind::VarPositional;
+            // How a loop over it uses its items (`for f in funcs: f(x)`).
+            let items = analysis.items(&p.name).and_then(usage::Evidence::ty);
+            let used = analysis.evidence.get(&p.name).and_then(usage::Evidence::ty);
+            let used = if var_positional {
+                // The uses of `*args` are of the tuple; its values are its items.
+                items
+                    .or_else(|| used.map(Ty::item))
+                    .filter(|t| *t != Ty::Any)
+            } else {
+                match (used, &items) {
+                    (Some(t), Some(i)) => Some(t.with_item(i)),
+                    (t, _) => t,
+                }
+            };
+            let guess = from_default.or_else(|| docs.get(&p.name).cloned()).or(used);
             let guessed = match (seen, guess) {
                 (Some(s), Some(g)) => Some(Ty::Union(vec![s, g]).flatten()),
                 (s, g) => s.or(g),
@@ -157,8 +170,8 @@ pub fn param_specs(
                 (None, None) => Ty::Any,
             };
             let ty = match evidence {
-                Some(e) => e.shaped(ty),
-                None => ty,
+                Some(e) if !var_positional => e.shaped(ty),
+                _ => ty,
             };
             let none_checked = evidence.is_some_and(|e| e.none_checked);
             let ty = if (default_none || none_checked) && ty != Ty::Any {
@@ -669,7 +682,7 @@ pub fn synthesize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schemas::{examples, Param, ParamKind};
+    use schemas::{examples, Param};
 
     fn function(source: &str, params: &[(&str, Option<&str>, Option<&str>)]) -> Function {
         let mut f = examples::function("f-1", "r-1");
@@ -684,6 +697,18 @@ mod tests {
             })
             .collect();
         f
+    }
+
+    #[test]
+    fn the_uses_of_star_args_type_its_items() {
+        let mut f = function(
+            "def pipe(data, *funcs):\n    for func in funcs:\n        data = func(data)\n    return data\n",
+            &[("data", None, None), ("funcs", None, None)],
+        );
+        f.params[1].kind = ParamKind::VarPositional;
+        let analysis = usage::analyze(&f.source, &["data".into(), "funcs".into()]).expect("parses");
+        let specs = param_specs(&f, &analysis, &BTreeMap::new());
+        assert_eq!(specs[1].ty, Ty::Callable, "each of *funcs is called");
     }
 
     #[test]

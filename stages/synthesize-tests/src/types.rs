@@ -53,6 +53,35 @@ impl Ty {
         Ty::Union(vec![t, Ty::NoneT]).flatten()
     }
 
+    /// The type of one item of a collection of this type (`Any` for what is no
+    /// collection): what a `*args` parameter's values are when the body uses the tuple as a
+    /// whole (`for f in funcs: f(x)` says each is a callable).
+    #[must_use]
+    pub fn item(self) -> Ty {
+        match self {
+            Ty::List(t) | Ty::Iterable(t) | Ty::TupleOf(t) | Ty::Set(t) | Ty::FrozenSet(t) => *t,
+            Ty::Tuple(ts) => Ty::Union(ts).flatten(),
+            Ty::Union(ms) => Ty::Union(ms.into_iter().map(Ty::item).collect()).flatten(),
+            _ => Ty::Any,
+        }
+    }
+
+    /// A collection of unknown items given `item` as their type (`Iterable[Any]` made
+    /// `Iterable[str]`); anything else unchanged.
+    #[must_use]
+    pub fn with_item(self, item: &Ty) -> Ty {
+        let fill = |t: Box<Ty>| Box::new(if *t == Ty::Any { item.clone() } else { *t });
+        match self {
+            Ty::List(t) => Ty::List(fill(t)),
+            Ty::Iterable(t) => Ty::Iterable(fill(t)),
+            Ty::TupleOf(t) => Ty::TupleOf(fill(t)),
+            Ty::Set(t) => Ty::Set(fill(t)),
+            Ty::FrozenSet(t) => Ty::FrozenSet(fill(t)),
+            Ty::Union(ms) => Ty::Union(ms.into_iter().map(|m| m.with_item(item)).collect()),
+            other => other,
+        }
+    }
+
     /// Unions flattened, duplicates removed, a one-member union unwrapped.
     #[must_use]
     pub fn flatten(self) -> Ty {

@@ -148,12 +148,20 @@ impl Constants {
     }
 }
 
+impl Analysis {
+    /// How the items of parameter `p` are used, when a `for` walks it with a plain name.
+    pub fn items(&self, p: &str) -> Option<&Evidence> {
+        self.evidence.get(&format!("{p}[]"))
+    }
+}
+
 /// What the analysis of one function found.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
     /// The function's name.
     pub name: String,
-    /// Per parameter name.
+    /// Per parameter name; and under `NAME[]` ([`Analysis::items`]), how the items of a
+    /// parameter a `for` walks are used, through the loop's name (`for f in funcs: f(x)`).
     pub evidence: BTreeMap<String, Evidence>,
     pub constants: Constants,
     /// Exception types the function raises itself (`raise ValueError(...)`).
@@ -342,15 +350,59 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
         }
         a.evidence.insert(p.clone(), e);
     }
+    let mut loops = BTreeMap::new();
+    loop_names(body, source, &names, &mut loops);
     let mut ctx = Walk {
         src: source,
         params: &names,
+        loops,
         docstring: docstring.map(|d| d.id()),
         a: &mut a,
     };
     ctx.walk(body);
     // Defaults in the header and annotations are not constants of the body.
     Some(a)
+}
+
+/// The names `for` loops and comprehensions bind to the items of a parameter
+/// (`for f in funcs`, `[n for n in names]`), each to the key `PARAM[]`: found before the
+/// walk, since a comprehension's body comes before its `for`. A name bound by two loops
+/// over different parameters, or that is a parameter itself, is left out.
+fn loop_names(
+    node: Node<'_>,
+    src: &str,
+    params: &BTreeSet<&str>,
+    out: &mut BTreeMap<String, String>,
+) {
+    if matches!(node.kind(), "for_statement" | "for_in_clause") {
+        let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+        if let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right").map(strip_parens),
+        ) {
+            let (name, over) = (text(l), text(r));
+            if l.kind() == "identifier"
+                && r.kind() == "identifier"
+                && params.contains(over.as_str())
+                && !params.contains(name.as_str())
+            {
+                let key = format!("{over}[]");
+                match out.get(&name) {
+                    Some(k) if *k != key => {
+                        out.insert(name, String::new());
+                    }
+                    _ => {
+                        out.insert(name, key);
+                    }
+                }
+            }
+        }
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    for c in children {
+        loop_names(c, src, params, out);
+    }
 }
 
 fn find_function(node: Node<'_>) -> Option<Node<'_>> {
@@ -365,6 +417,8 @@ fn find_function(node: Node<'_>) -> Option<Node<'_>> {
 struct Walk<'s, 'a> {
     src: &'s str,
     params: &'s BTreeSet<&'s str>,
+    /// Loop names bound to a parameter's items ([`loop_names`]; empty: ambiguous).
+    loops: BTreeMap<String, String>,
     docstring: Option<usize>,
     a: &'a mut Analysis,
 }
@@ -374,14 +428,18 @@ impl Walk<'_, '_> {
         n.utf8_text(self.src.as_bytes()).unwrap_or("")
     }
 
-    /// The parameter a node is, when it is a bare parameter name.
+    /// The parameter a node is, when it is a bare parameter name; or `PARAM[]` when it is
+    /// a loop's name for a parameter's items.
     fn param(&self, n: Node<'_>) -> Option<String> {
         let n = strip_parens(n);
-        if n.kind() == "identifier" && self.params.contains(self.text(n)) {
-            Some(self.text(n).to_string())
-        } else {
-            None
+        if n.kind() != "identifier" {
+            return None;
         }
+        let name = self.text(n);
+        if self.params.contains(name) {
+            return Some(name.to_string());
+        }
+        self.loops.get(name).filter(|k| !k.is_empty()).cloned()
     }
 
     fn ev(&mut self, p: &str) -> &mut Evidence {
@@ -858,6 +916,29 @@ mod tests {
                 Ty::Std(StdType::Decimal)
             ]))
         );
+    }
+
+    #[test]
+    fn loops_tell_the_items_of_what_they_walk() {
+        let a = analyze(
+            "def f(names, abbr, funcs, data):\n    hits = [n for n in names if n.startswith(abbr)]\n    for g in funcs:\n        data = g(data)\n    return hits, data\n",
+            &params(&["names", "abbr", "funcs", "data"]),
+        )
+        .unwrap();
+        assert_eq!(a.items("names").and_then(Evidence::ty), Some(Ty::Str));
+        assert_eq!(a.items("funcs").and_then(Evidence::ty), Some(Ty::Callable));
+        assert_eq!(
+            a.evidence["names"].ty(),
+            Some(Ty::Iterable(Box::new(Ty::Any)))
+        );
+        assert!(a.items("abbr").is_none());
+        // One name over two parameters says nothing of either.
+        let b = analyze(
+            "def f(xs, ys):\n    for x in xs:\n        x.upper()\n    for x in ys:\n        x + 1\n",
+            &params(&["xs", "ys"]),
+        )
+        .unwrap();
+        assert!(b.items("xs").is_none() && b.items("ys").is_none());
     }
 
     #[test]
