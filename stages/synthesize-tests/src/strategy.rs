@@ -46,6 +46,16 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// The integer constants that could be lengths (1 to 64): text and bytes of exactly
+    /// that many items are drawn.
+    fn lengths(&self) -> Vec<usize> {
+        self.ints
+            .iter()
+            .filter(|&&i| (1..=64).contains(&i))
+            .map(|&i| i as usize)
+            .collect()
+    }
+
     /// The pool of a function's constants: each integer with its neighbours (a bound and
     /// the values just beside it).
     pub fn from_constants(c: &Constants) -> Pool {
@@ -287,12 +297,7 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
         .boxed();
     let mut arms = vec![(3, chars), (2, shaped_str())];
     // Lengths the function checks for (`len(x) != 12`): text of exactly that many characters.
-    let lengths: Vec<usize> = pool
-        .ints
-        .iter()
-        .filter(|&&i| (1..=64).contains(&i))
-        .map(|&i| i as usize)
-        .collect();
+    let lengths = pool.lengths();
     if !lengths.is_empty() {
         let cs = char_strategy(pool);
         arms.push((
@@ -361,6 +366,16 @@ fn bytes_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
     let random = proptest::collection::vec(any::<u8>(), 0..12).boxed();
     let ascii = str_strategy(pool).prop_map(String::into_bytes).boxed();
     let mut arms = vec![(3, random), (3, ascii)];
+    // Lengths the function checks for or unpacks (`struct.unpack('>6B', b)`).
+    let lengths = pool.lengths();
+    if !lengths.is_empty() {
+        arms.push((
+            2,
+            proptest::sample::select(lengths)
+                .prop_flat_map(|n| proptest::collection::vec(any::<u8>(), n))
+                .boxed(),
+        ));
+    }
     if !pool.bytes.is_empty() {
         arms.push((3, proptest::sample::select(pool.bytes.clone()).boxed()));
     }

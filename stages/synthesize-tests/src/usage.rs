@@ -581,6 +581,18 @@ impl Walk<'_, '_> {
                 self.ev(p).vote(Kind::Bytes, 4);
             }
         }
+        // `struct.unpack('>6B', p)`: `p` is bytes of exactly the format's size, which joins
+        // the constants (the strategies draw bytes of the lengths found there).
+        if matches!(short, "unpack" | "unpack_from") {
+            if let (Some(fmt), Some(p)) = (args.first(), args.get(1).and_then(|a| self.param(*a))) {
+                if let Some(PyVal::Str(f)) = value_of(strip_parens(*fmt), self.src) {
+                    self.ev(&p).vote(Kind::Bytes, 6);
+                    if let Some(n) = struct_size(&f) {
+                        self.a.constants.add(PyVal::Int(n as i128));
+                    }
+                }
+            }
+        }
         match fname.as_str() {
             "len" => {
                 if let Some(p) = first_param {
@@ -832,6 +844,35 @@ impl Walk<'_, '_> {
     }
 }
 
+/// The size of a `struct` format in standard sizes (`'>6B'` is 6, `'<HI'` is 6); native
+/// alignment is not added. `None` for what is not a format.
+fn struct_size(fmt: &str) -> Option<usize> {
+    let body = fmt.trim_start_matches(['@', '=', '<', '>', '!']);
+    let mut total = 0usize;
+    let mut count: Option<usize> = None;
+    for c in body.chars() {
+        if let Some(d) = c.to_digit(10) {
+            count = Some(
+                count
+                    .unwrap_or(0)
+                    .checked_mul(10)?
+                    .checked_add(d as usize)?,
+            );
+            continue;
+        }
+        let size = match c {
+            'x' | 'c' | 'b' | 'B' | '?' | 's' | 'p' => 1,
+            'h' | 'H' | 'e' => 2,
+            'i' | 'I' | 'l' | 'L' | 'f' => 4,
+            'q' | 'Q' | 'd' | 'n' | 'N' | 'P' => 8,
+            ' ' => continue,
+            _ => return None,
+        };
+        total = total.checked_add(size * count.take().unwrap_or(1))?;
+    }
+    (count.is_none() && total > 0).then_some(total)
+}
+
 fn strip_parens(mut n: Node<'_>) -> Node<'_> {
     while n.kind() == "parenthesized_expression" {
         match n.named_child(0) {
@@ -916,6 +957,20 @@ mod tests {
                 Ty::Std(StdType::Decimal)
             ]))
         );
+    }
+
+    #[test]
+    fn struct_formats_give_bytes_of_their_size() {
+        let a = analyze(
+            "def f(packed):\n    return _struct.unpack('>6B', packed)\n",
+            &params(&["packed"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["packed"].ty(), Some(Ty::Bytes));
+        assert!(a.constants.ints.contains(&6));
+        assert_eq!(struct_size("<HI"), Some(6));
+        assert_eq!(struct_size(">4I"), Some(16));
+        assert_eq!(struct_size("hello"), None);
     }
 
     #[test]
