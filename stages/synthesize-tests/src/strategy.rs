@@ -334,29 +334,38 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
         // Words and numbers with constants between them: `a=1;b=2`, `x: 3, y: 4`.
         (
             4,
-            proptest::collection::vec(
-                (
-                    Union::new_weighted(vec![
-                        (
-                            2,
-                            proptest::sample::select(WORDS.to_vec())
-                                .prop_map(str::to_string)
-                                .boxed(),
-                        ),
-                        (2, (-20i32..100).prop_map(|i| i.to_string()).boxed()),
-                    ]),
-                    pieces,
+            (
+                proptest::collection::vec(
+                    (
+                        Union::new_weighted(vec![
+                            (
+                                2,
+                                proptest::sample::select(WORDS.to_vec())
+                                    .prop_map(str::to_string)
+                                    .boxed(),
+                            ),
+                            (2, (-20i32..100).prop_map(|i| i.to_string()).boxed()),
+                        ]),
+                        pieces,
+                    ),
+                    1..5,
                 ),
-                1..5,
+                any::<bool>(),
             )
-            .prop_map(|v| {
-                v.into_iter().fold(String::new(), |mut out, (w, c)| {
-                    out.push_str(&w);
-                    out.push_str(&c);
-                    out
+                .prop_map(|(v, end)| {
+                    // Ended by a constant (`a=1;`) or by a word (`1-5`, `a=1;b=2`).
+                    let last = v.len() - 1;
+                    v.into_iter()
+                        .enumerate()
+                        .fold(String::new(), |mut out, (i, (w, c))| {
+                            out.push_str(&w);
+                            if end || i < last {
+                                out.push_str(&c);
+                            }
+                            out
+                        })
                 })
-            })
-            .boxed(),
+                .boxed(),
         ),
     ])
     .boxed()
