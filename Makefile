@@ -31,6 +31,8 @@ BENCH   ?= data/bench
 SYNTH   ?= data/synth
 SYNTH_CALLS ?= 200
 SYNTH_LIMIT ?=
+# Other --seed values the synthesize-tests runs are repeated with, for the spread chance gives.
+SYNTH_SEEDS ?= 1 2
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 HELDOUT ?= data/heldout
 HELDOUT_SOURCES ?= pipelines/sources/synth-heldout.toml
@@ -167,13 +169,13 @@ bench: setup
 	$(PY) scripts/slice-report.py $(REAL)
 	@echo "== synthesize-tests with and without the observed seeds, against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls, on the tuning corpus"
 	@$(MAKE) --no-print-directory observed D=$(SYNTH) SRC=$(SYNTH_SOURCES) BIN=$(RBIN)
-	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(SYNTH)
+	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(SYNTH)
 	@echo "== the same on the held-out corpus ($(HELDOUT_SOURCES): measured, never tuned on)"
 	@$(MAKE) --no-print-directory observed D=$(HELDOUT) SRC=$(HELDOUT_SOURCES) BIN=$(RBIN)
-	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(HELDOUT)
+	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(HELDOUT)
 	@echo "== the same on the second held-out list ($(HELDOUT_B_SOURCES): chosen later, to widen the sample)"
 	@$(MAKE) --no-print-directory observed D=$(HELDOUT_B) SRC=$(HELDOUT_B_SOURCES) BIN=$(RBIN)
-	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) bash scripts/bench-synth.sh $(HELDOUT_B)
+	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(HELDOUT_B)
 
 real: setup build
 	@mkdir -p $(REAL)

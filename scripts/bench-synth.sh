@@ -15,6 +15,8 @@
 #               else target/debug)
 #   KEEP=1      keep the scratch dataset (its path is printed)
 #   HELD_OUT=1  a held-out corpus: the report gives figures and names no function
+#   SEEDS="1 2" the run with observed seeds again with each --seed, for the spread that
+#               chance gives the figures (with observed_calls only)
 #
 # When DATA has `observed_calls` (execute --repo-tests recorded the arguments the projects'
 # own tests call their functions with), synthesize-tests runs twice, with those seeds and
@@ -132,6 +134,24 @@ if [ -f "$tmp/observed_calls.parquet" ]; then
     exit 1
   }
   fb_without_wall=$(secs "$s" "$(now)")
+  seeded=()
+  for seed in ${SEEDS:-}; do
+    mkdir -p "$tmp/seed-$seed"
+    for t in "$tmp"/without/*.parquet; do
+      case "$(basename "$t")" in
+        function_tasks.parquet | test_cases.parquet) ;;
+        *) cp "$t" "$tmp/seed-$seed/" ;;
+      esac
+    done
+    echo "bench-synth: synthesize-tests again with --seed $seed" >&2
+    "$tmp/.synthesize-tests" -q --data "$tmp/seed-$seed" --calls "$calls" --mutants 0 --jobs "$jobs" \
+      --call-timeout 5 --seconds 20 --seed "$seed" \
+      ${select_args[@]+"${select_args[@]}"} > "$tmp/.synth-seed-$seed.log" 2>&1 || {
+      cat "$tmp/.synth-seed-$seed.log" >&2
+      exit 1
+    }
+    seeded+=("$seed=$tmp/seed-$seed")
+  done
 fi
 
 echo "bench-synth: Hypothesis baseline (max_examples=$calls, --jobs $jobs)" >&2
@@ -152,7 +172,7 @@ if [ -n "$observed" ]; then
     --build "$label, --no-observed" --calls "$calls" --jobs "$jobs" \
     --freshbench-wall "$fb_without_wall" --hypothesis-wall "$hyp_wall" "${report_opts[@]}"
   "$py" pipelines/bench/observed_report.py --with "$tmp" --without "$tmp/without" \
-    --title "$(basename "$data")"
+    --title "$(basename "$data")" ${seeded[@]+--seeded "${seeded[@]}"}
 fi
 # Other work on the machine slows both sides, not necessarily alike.
 echo

@@ -113,6 +113,11 @@ pub struct Args {
     /// generated inputs and guessed types alone.
     #[arg(long)]
     pub no_observed: bool,
+    /// Mixed into each function's random seed (which is its id's hash): 0 gives the usual
+    /// runs; other values give other, equally reproducible ones, to see how much a figure
+    /// owes to chance (`make bench`'s `SEEDS`). Part of the tasks' `config_hash`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
     /// Synthesize again the functions that already have a task made with these options.
     #[arg(long)]
     pub force: bool,
@@ -180,6 +185,7 @@ impl Args {
                 ..Limits::default()
             },
             python: self.python.clone().unwrap_or_else(default_interpreter),
+            seed: self.seed,
         })
     }
 }

@@ -43,6 +43,8 @@ pub struct Options {
     pub limits: Limits,
     /// The interpreter standard-library functions run on.
     pub python: std::path::PathBuf,
+    /// Mixed into each function's search seed (`--seed`; 0: the function id's hash alone).
+    pub seed: u64,
 }
 
 impl Options {
@@ -56,6 +58,12 @@ impl Options {
             self.min_coverage, self.min_mutation_score, self.limits.wall, self.limits.memory_bytes,
             self.python.display()
         );
+        // Seed 0 leaves the text, and so the hash, as it was before there was a seed.
+        let text = if self.seed == 0 {
+            text
+        } else {
+            format!("{text} seed={}", self.seed)
+        };
         content_id(&[
             b"synthesize-tests/2",
             crate::BUILD_ID.as_bytes(),
@@ -413,7 +421,11 @@ pub fn synthesize(
         .filter_map(|e| crate::search::Input::from_example(&params, e))
         .collect();
     let pool = Pool::from_constants(&constants);
-    let seed_hex = schemas::id::sha256_hex(f.function_id.as_bytes());
+    let seed_hex = if opts.seed == 0 {
+        schemas::id::sha256_hex(f.function_id.as_bytes())
+    } else {
+        schemas::id::sha256_hex(format!("{}/{}", f.function_id, opts.seed).as_bytes())
+    };
     let mut seed = [0u8; 32];
     for (i, b) in seed.iter_mut().enumerate() {
         *b = u8::from_str_radix(&seed_hex[2 * i..2 * i + 2], 16).unwrap_or(0);
@@ -750,6 +762,7 @@ mod tests {
             mutants: 8,
             min_coverage: 1.0,
             min_mutation_score: 0.5,
+            seed: 0,
             limits: Limits::default(),
             python: "python3".into(),
         };
@@ -764,6 +777,11 @@ mod tests {
             input_hash: "0".repeat(32),
         };
         assert_eq!(config_hash(&opts, &[]), opts.hash());
+        let seeded = Options {
+            seed: 2,
+            ..opts.clone()
+        };
+        assert_ne!(seeded.hash(), opts.hash(), "another --seed, another search");
         let one = config_hash(&opts, &[row("[1]")]);
         assert_ne!(one, opts.hash());
         assert_eq!(one, config_hash(&opts, &[row("[1]")]));

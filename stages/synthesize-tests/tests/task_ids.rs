@@ -19,6 +19,7 @@ fn options() -> Options {
         min_mutation_score: 0.5,
         limits: Limits::default(),
         python: "python3".into(),
+        seed: 0,
     }
 }
 
@@ -52,6 +53,7 @@ fn the_id_is_the_hash_of_the_rules_columns_and_of_nothing_else() {
             calls: 7,
             ..Budget::default()
         },
+        seed: 3,
         ..options()
     };
     let rows = [
