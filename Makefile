@@ -34,6 +34,8 @@ SYNTH_LIMIT ?=
 # Other --seed values the synthesize-tests runs are repeated with, for the spread chance gives.
 SYNTH_SEEDS ?= 1 2
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
+SYNTH_B ?= data/synth-b
+SYNTH_B_SOURCES ?= pipelines/sources/synth-tuning-b.toml
 HELDOUT ?= data/heldout
 HELDOUT_SOURCES ?= pipelines/sources/synth-heldout.toml
 HELDOUT_B ?= data/heldout-b
@@ -170,6 +172,9 @@ bench: setup
 	@echo "== synthesize-tests with and without the observed seeds, against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls, on the tuning corpus"
 	@$(MAKE) --no-print-directory observed D=$(SYNTH) SRC=$(SYNTH_SOURCES) BIN=$(RBIN)
 	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(SYNTH)
+	@echo "== the same on the second tuning list ($(SYNTH_B_SOURCES))"
+	@$(MAKE) --no-print-directory observed D=$(SYNTH_B) SRC=$(SYNTH_B_SOURCES) BIN=$(RBIN)
+	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(SYNTH_B)
 	@echo "== the same on the held-out corpus ($(HELDOUT_SOURCES): measured, never tuned on)"
 	@$(MAKE) --no-print-directory observed D=$(HELDOUT) SRC=$(HELDOUT_SOURCES) BIN=$(RBIN)
 	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(HELDOUT)
