@@ -861,23 +861,24 @@ fn splice(input: &mut Input, r: usize) -> bool {
     let to = (from + 1 + r / 7 % (slots.len() - 1)) % slots.len();
     let mut found = Vec::new();
     scalars(slots[from], &mut found);
-    if found.is_empty() {
+    let Some(picked) = (!found.is_empty()).then(|| found[r / 61 % found.len()].clone()) else {
         return false;
-    }
-    let mut v = found[r / 61 % found.len()].clone();
-    if let PyVal::Str(s) = &v {
+    };
+    let v = match picked {
         // A prefix, at times: what `startswith` and abbreviations compare.
-        let chars: Vec<char> = s.chars().collect();
-        if chars.len() > 1 && (r / 997).is_multiple_of(2) {
-            v = PyVal::Str(chars[..=(r / 1994 % (chars.len() - 1))].iter().collect());
+        PyVal::Str(s) if s.chars().count() > 1 && (r / 997).is_multiple_of(2) => {
+            let chars: Vec<char> = s.chars().collect();
+            PyVal::Str(chars[..=(r / 1994 % (chars.len() - 1))].iter().collect())
         }
-    }
+        other => other,
+    };
     let target = &mut *slots[to];
-    let same = |x: &PyVal| std::mem::discriminant(x) == std::mem::discriminant(&v);
-    let mut n = 0;
-    count_scalars(target, &same, &mut n);
-    if n > 0 {
-        replace_scalar(target, &same, r / 13 % n, &v);
+    let mut same: Vec<&mut PyVal> = Vec::new();
+    scalars(target, &mut same);
+    same.retain(|x| std::mem::discriminant(&**x) == std::mem::discriminant(&v));
+    if !same.is_empty() {
+        let k = r / 13 % same.len();
+        *same.swap_remove(k) = v;
         return true;
     }
     match target {
@@ -890,74 +891,22 @@ fn splice(input: &mut Input, r: usize) -> bool {
 }
 
 /// The strings, bytes and integers inside a value, in order.
-fn scalars(v: &PyVal, out: &mut Vec<PyVal>) {
+fn scalars<'v>(v: &'v mut PyVal, out: &mut Vec<&'v mut PyVal>) {
+    if matches!(v, PyVal::Str(_) | PyVal::Bytes(_) | PyVal::Int(_)) {
+        out.push(v);
+        return;
+    }
     match v {
-        PyVal::Str(_) | PyVal::Bytes(_) | PyVal::Int(_) => out.push(v.clone()),
         PyVal::List(xs)
         | PyVal::Tuple(xs)
         | PyVal::Set(xs)
         | PyVal::FrozenSet(xs)
-        | PyVal::Iter(xs) => xs.iter().for_each(|x| scalars(x, out)),
-        PyVal::Dict(kv) => kv.iter().for_each(|(k, x)| {
+        | PyVal::Iter(xs) => xs.iter_mut().for_each(|x| scalars(x, out)),
+        PyVal::Dict(kv) => kv.iter_mut().for_each(|(k, x)| {
             scalars(k, out);
             scalars(x, out);
         }),
         _ => {}
-    }
-}
-
-fn count_scalars(v: &PyVal, same: &dyn Fn(&PyVal) -> bool, n: &mut usize) {
-    match v {
-        PyVal::List(xs)
-        | PyVal::Tuple(xs)
-        | PyVal::Set(xs)
-        | PyVal::FrozenSet(xs)
-        | PyVal::Iter(xs) => xs.iter().for_each(|x| count_scalars(x, same, n)),
-        PyVal::Dict(kv) => kv.iter().for_each(|(k, x)| {
-            count_scalars(k, same, n);
-            count_scalars(x, same, n);
-        }),
-        x if same(x) => *n += 1,
-        _ => {}
-    }
-}
-
-/// Replaces the `k`-th scalar for which `same` holds; `k` counts down as they are passed.
-fn replace_scalar(
-    v: &mut PyVal,
-    same: &dyn Fn(&PyVal) -> bool,
-    k: usize,
-    new: &PyVal,
-) -> Option<usize> {
-    match v {
-        PyVal::List(xs)
-        | PyVal::Tuple(xs)
-        | PyVal::Set(xs)
-        | PyVal::FrozenSet(xs)
-        | PyVal::Iter(xs) => {
-            let mut k = k;
-            for x in xs {
-                k = replace_scalar(x, same, k, new)?;
-            }
-            Some(k)
-        }
-        PyVal::Dict(kv) => {
-            let mut k = k;
-            for (a, b) in kv {
-                k = replace_scalar(a, same, k, new)?;
-                k = replace_scalar(b, same, k, new)?;
-            }
-            Some(k)
-        }
-        x if same(x) => {
-            if k == 0 {
-                *x = new.clone();
-                None
-            } else {
-                Some(k - 1)
-            }
-        }
-        _ => Some(k),
     }
 }
 
@@ -1297,6 +1246,50 @@ mod tests {
         assert!(!alone.covered.contains(&(3, 4)));
         assert!(alone.cases.iter().all(|c| !c.from_observed));
         assert_eq!((alone.seeds, alone.seeds_usable), (0, 0));
+    }
+
+    #[test]
+    fn splicing_puts_one_arguments_value_into_another() {
+        let input = Input {
+            values: vec![
+                Some(PyVal::Str("abc".into())),
+                Some(PyVal::List(vec![PyVal::Str("x".into()), PyVal::Int(4)])),
+            ],
+            varargs: vec![],
+            extra_kwargs: vec![],
+        };
+        let mut seen = BTreeSet::new();
+        for r in 0..4000 {
+            let mut out = input.clone();
+            if splice(&mut out, r) {
+                seen.insert(
+                    out.values
+                        .iter()
+                        .flatten()
+                        .map(PyVal::literal)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+        }
+        // The string, or a prefix of it, in place of the list's string; the list's string
+        // or number put into the first argument (a number beside a string: none of its kind
+        // there, and a string is no container, so nothing).
+        for want in [
+            "\"abc\" [\"abc\", 4]",
+            "\"abc\" [\"a\", 4]",
+            "\"abc\" [\"ab\", 4]",
+            "\"x\" [\"x\", 4]",
+        ] {
+            assert!(seen.contains(want), "{want} not in {seen:?}");
+        }
+        assert!(seen.iter().all(|s| !s.starts_with('4')), "{seen:?}");
+        let mut one = Input {
+            values: vec![Some(PyVal::Int(1))],
+            varargs: vec![],
+            extra_kwargs: vec![],
+        };
+        assert!(!splice(&mut one, 7), "one argument has nothing to relate");
     }
 
     #[test]
