@@ -1044,6 +1044,15 @@ fn nudge_items(
 mod tests {
     use super::*;
 
+    /// An input of positional values only.
+    fn positional(values: Vec<PyVal>) -> Input {
+        Input {
+            values: values.into_iter().map(Some).collect(),
+            varargs: vec![],
+            extra_kwargs: vec![],
+        }
+    }
+
     /// A stand-in for the worker: `f(x) = "neg" if x < 0 else "big" if x > 50 else "small"`,
     /// raising `ValueError` on 13; arcs named by line.
     struct Fake;
@@ -1199,11 +1208,7 @@ mod tests {
             calls: 300,
             ..Budget::default()
         };
-        let seed = |v: PyVal| Input {
-            values: vec![Some(v)],
-            varargs: vec![],
-            extra_kwargs: vec![],
-        };
+        let seed = |v: PyVal| positional(vec![v]);
         let seeds = vec![
             seed(PyVal::Str("not an int".into())),
             seed(PyVal::Int(4000)),
@@ -1250,14 +1255,10 @@ mod tests {
 
     #[test]
     fn splicing_puts_one_arguments_value_into_another() {
-        let input = Input {
-            values: vec![
-                Some(PyVal::Str("abc".into())),
-                Some(PyVal::List(vec![PyVal::Str("x".into()), PyVal::Int(4)])),
-            ],
-            varargs: vec![],
-            extra_kwargs: vec![],
-        };
+        let input = positional(vec![
+            PyVal::Str("abc".into()),
+            PyVal::List(vec![PyVal::Str("x".into()), PyVal::Int(4)]),
+        ]);
         let mut seen = BTreeSet::new();
         for r in 0..4000 {
             let mut out = input.clone();
@@ -1284,11 +1285,7 @@ mod tests {
             assert!(seen.contains(want), "{want} not in {seen:?}");
         }
         assert!(seen.iter().all(|s| !s.starts_with('4')), "{seen:?}");
-        let mut one = Input {
-            values: vec![Some(PyVal::Int(1))],
-            varargs: vec![],
-            extra_kwargs: vec![],
-        };
+        let mut one = positional(vec![PyVal::Int(1)]);
         assert!(!splice(&mut one, 7), "one argument has nothing to relate");
     }
 

@@ -421,11 +421,11 @@ pub fn synthesize(
         .filter_map(|e| crate::search::Input::from_example(&params, e))
         .collect();
     let pool = Pool::from_constants(&constants);
-    let seed_hex = if opts.seed == 0 {
-        schemas::id::sha256_hex(f.function_id.as_bytes())
-    } else {
-        schemas::id::sha256_hex(format!("{}/{}", f.function_id, opts.seed).as_bytes())
+    let seed_key = match opts.seed {
+        0 => f.function_id.clone(),
+        n => format!("{}/{n}", f.function_id),
     };
+    let seed_hex = schemas::id::sha256_hex(seed_key.as_bytes());
     let mut seed = [0u8; 32];
     for (i, b) in seed.iter_mut().enumerate() {
         *b = u8::from_str_radix(&seed_hex[2 * i..2 * i + 2], 16).unwrap_or(0);
