@@ -509,6 +509,11 @@ def install_capture(captures, current):
     builtins.__freshbench_raises__ = Raises
 
 
+def _no_unittest_main(*_args, **_kwargs):
+    """`unittest.main` while pytest imports test modules (see `child_pytest`)."""
+    return None
+
+
 def child_pytest(req, rw, nonce, ctx, pw=-1):
     """Runs a pytest session and sends its result frame. `pw`: the progress channel, where
     each test's node id is written when it starts (`S nodeid\\n`) and `E\\n` when it ends, so
@@ -630,6 +635,21 @@ def child_pytest(req, rw, nonce, ctx, pw=-1):
                 elif report.failed:
                     r[0] = "failed" if report.when == "call" else "error"
                     r[2] = (report.longreprtext or "")[-2000:]
+
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_collection(self, session):
+                # A test module that calls `unittest.main()` at import, unguarded by
+                # `if __name__ == "__main__"`, would parse the runner's argv and exit the
+                # whole session before a test ran: while modules are imported the call does
+                # nothing, as it would were the guard there.
+                import unittest
+
+                real = unittest.main
+                unittest.main = _no_unittest_main
+                try:
+                    yield
+                finally:
+                    unittest.main = real
 
             def pytest_collectreport(self, report):
                 if report.failed:

@@ -297,6 +297,19 @@ def test_pytest_may_not_patch_the_harness(worker):
     assert got == {"test_patch_harness": "error", "test_pass": "passed"}
 
 
+def test_pytest_survives_unittest_main_at_import(worker):
+    # A module calling unittest.main() unguarded would end the session in argparse.
+    module = "import unittest\n\nunittest.main()\n\n\ndef test_here():\n    assert True\n"
+    a = worker.request(pytest_request(["test_pass"], node_ids=["tests/test_ut.py",
+                                                                "tests/test_mod.py::test_pass"],
+                                      pristine=True,
+                                      overlay=[{"path": "tests/test_ut.py", "text": module}]))
+    assert a["status"] == "ok", a
+    got = {t["node_id"]: t["outcome"] for t in a["tests"]}
+    assert got["tests/test_ut.py::test_here"] == "passed"
+    assert got["tests/test_mod.py::test_pass"] == "passed"
+
+
 def test_runner_files_lists_every_module(mods):
     """process.rs RUNNER_FILES (the one list the Rust side writes into the runner's folder)
     names every file the runner loads from beside itself, and every Python file here."""
