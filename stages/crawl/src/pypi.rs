@@ -487,35 +487,156 @@ fn choose_sdist<'a>(urls: &'a [Value], what: &str) -> Result<Sdist<'a>, PypiErro
     })
 }
 
-/// The archive's bytes, from the cache when it holds them, else downloaded (and cached);
-/// refused unless their sha256 is `expected`.
+/// The archive's bytes, through the [`Fetcher`] of `ctx`.
 fn download(ctx: &Context, url: &Url, file: &str, expected: &str) -> Result<Vec<u8>, PypiError> {
-    let cached = ctx.cache.as_deref().map(|dir| dir.join(expected));
-    if let Some(bytes) = cached.as_deref().and_then(|p| std::fs::read(p).ok()) {
-        if schemas::id::sha256_hex(&bytes) == expected {
-            tracing::debug!(file, "archive taken from the cache");
-            return Ok(bytes);
+    let fetcher = Fetcher {
+        http: &ctx.http,
+        index: &ctx.index_url,
+        cache: ctx.cache.as_deref(),
+        max_archive_bytes: ctx.max_archive_bytes,
+    };
+    fetcher.download(url, file, expected)
+}
+
+/// What fetches a project's source distribution from the package index: how `crawl`
+/// fetches a release, and how `execute` fetches a dependency that has no wheel.
+pub struct Fetcher<'a> {
+    pub http: &'a crate::http::Http,
+    /// The index's JSON API (`https://pypi.org/pypi`).
+    pub index: &'a Url,
+    /// Archives by sha256 (`None`: not kept).
+    pub cache: Option<&'a std::path::Path>,
+    pub max_archive_bytes: u64,
+}
+
+/// A source distribution [`Fetcher::sdist`] chose.
+#[derive(Debug, Clone)]
+pub struct FetchedSdist {
+    /// The project's name as the index spells it.
+    pub name: String,
+    pub version: String,
+    /// The archive's file name (`docopt-0.6.2.tar.gz`).
+    pub file: String,
+    /// The archive, checked against the index's sha256.
+    pub bytes: Vec<u8>,
+}
+
+impl Fetcher<'_> {
+    /// The source distribution of the release of `name` that `choose` picks among the
+    /// versions that have a non-yanked sdist (from the project's document, which lists
+    /// every release).
+    pub fn sdist(
+        &self,
+        name: &str,
+        choose: &dyn Fn(&[&str]) -> Option<String>,
+    ) -> Result<FetchedSdist, PypiError> {
+        let doc_url = document_url(self.index, name, None).map_err(|e| PypiError::BadUrl {
+            url: self.index.to_string(),
+            detail: e.to_string(),
+        })?;
+        let (doc, doc_url) = self.http.get_json(&doc_url).map_err(|e| match e {
+            FetchError::NotFound { .. } => PypiError::NotFound {
+                what: name.to_string(),
+                source: e,
+            },
+            e => PypiError::Fetch(e),
+        })?;
+        let bad = |problem| PypiError::BadDocument {
+            url: doc_url.to_string(),
+            problem,
+        };
+        let releases = doc
+            .get("releases")
+            .and_then(Value::as_object)
+            .ok_or_else(|| bad("no `releases`"))?;
+        let has_sdist = |files: &Value| {
+            files.as_array().is_some_and(|fs| {
+                fs.iter().any(|f| {
+                    f.get("packagetype").and_then(Value::as_str) == Some("sdist")
+                        && f.get("yanked").and_then(Value::as_bool) != Some(true)
+                })
+            })
+        };
+        let versions: Vec<&str> = releases
+            .iter()
+            .filter(|(_, files)| has_sdist(files))
+            .map(|(v, _)| v.as_str())
+            .collect();
+        let version = choose(&versions).ok_or_else(|| PypiError::NoSdist {
+            what: name.to_string(),
+            others: format!(
+                "none of the {} releases with one is a version asked for",
+                versions.len()
+            ),
+        })?;
+        let files: Vec<Value> = releases
+            .get(&version)
+            .and_then(Value::as_array)
+            .map(|fs| {
+                fs.iter()
+                    .filter(|f| f.get("yanked").and_then(Value::as_bool) != Some(true))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let what = format!("{name}=={version}");
+        let chosen = choose_sdist(&files, &what)?;
+        let url = doc_url.join(chosen.url).map_err(|e| PypiError::BadUrl {
+            url: chosen.url.to_string(),
+            detail: e.to_string(),
+        })?;
+        format_of(chosen.file)?;
+        let expected = chosen
+            .sha256
+            .ok_or_else(|| PypiError::NoDigest {
+                file: chosen.file.to_string(),
+            })?
+            .to_ascii_lowercase();
+        let bytes = self.download(&url, chosen.file, &expected)?;
+        let name = doc
+            .get("info")
+            .and_then(|i| i.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or(name)
+            .to_string();
+        Ok(FetchedSdist {
+            name,
+            version,
+            file: chosen.file.to_string(),
+            bytes,
+        })
+    }
+
+    /// The archive's bytes, from the cache when it holds them, else downloaded (and
+    /// cached); refused unless their sha256 is `expected`.
+    fn download(&self, url: &Url, file: &str, expected: &str) -> Result<Vec<u8>, PypiError> {
+        let cached = self.cache.map(|dir| dir.join(expected));
+        if let Some(bytes) = cached.as_deref().and_then(|p| std::fs::read(p).ok()) {
+            if schemas::id::sha256_hex(&bytes) == expected {
+                tracing::debug!(file, "archive taken from the cache");
+                return Ok(bytes);
+            }
+            tracing::warn!(
+                file,
+                "cached archive does not match its sha256, fetching it again"
+            );
         }
-        tracing::warn!(
-            file,
-            "cached archive does not match its sha256, fetching it again"
-        );
-    }
-    let bytes = ctx.http.get_bytes(url, ctx.max_archive_bytes)?;
-    let got = schemas::id::sha256_hex(&bytes);
-    if got != expected {
-        return Err(PypiError::Digest {
-            file: file.to_string(),
-            got,
-            expected: expected.to_string(),
-        });
-    }
-    if let Some(path) = cached {
-        if let Err(e) = schemas::io::write_bytes_atomic(&path, &bytes) {
-            tracing::warn!(path = %path.display(), error = %e, "could not keep the archive in the cache");
+        let bytes = self.http.get_bytes(url, self.max_archive_bytes)?;
+        let got = schemas::id::sha256_hex(&bytes);
+        if got != expected {
+            return Err(PypiError::Digest {
+                file: file.to_string(),
+                got,
+                expected: expected.to_string(),
+            });
         }
+        if let Some(path) = cached {
+            if let Err(e) = schemas::io::write_bytes_atomic(&path, &bytes) {
+                tracing::warn!(path = %path.display(), error = %e, "could not keep the archive in the cache");
+            }
+        }
+        Ok(bytes)
     }
-    Ok(bytes)
 }
 
 #[cfg(test)]
