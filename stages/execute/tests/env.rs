@@ -151,7 +151,7 @@ fn env_key_is_stable_and_depends_on_what_defines_the_environment() {
     assert_eq!(a.len(), 32);
     // A fixed input gives a fixed key, from one build to the next (a change here throws
     // every cached environment away: bump ENV_FORMAT on purpose, then update this value).
-    assert_eq!(a, "15970b25a72144ec9f2ab23c7370a5a4");
+    assert_eq!(a, "aad52264881bc5d0b6597f853ebe8fb7");
     let other_pins = vec!["pytest==8.0.0".to_string(), "coverage==7.17.5".to_string()];
     assert_ne!(
         a,
@@ -169,16 +169,41 @@ fn env_key_is_stable_and_depends_on_what_defines_the_environment() {
     assert!(PINS.iter().any(|p| p.starts_with("coverage==")));
 }
 
-/// A stand-in for uv: `venv` makes `DIR/bin/python` (a link to a real Python), `pip install`
-/// fails when the requirements mention `fail-me`. Every call is counted in `calls`.
+/// A stand-in for uv: `venv` makes `DIR/bin/python` (a link to a real Python) and
+/// `DIR/lib/python3/site-packages`; `pip install` fails when the requirements mention
+/// `fail-me`, and, as uv does with `--no-build`, says that `sdonly` and `cext` have no wheel
+/// unless a `.dist-info` of theirs is already in site-packages. Every call is counted in `calls`.
 fn fake_uv(dir: &Path) -> PathBuf {
     let uv = dir.join("fake-uv");
     let python = execution::default_interpreter();
-    let script = format!(
-        "#!/bin/sh\necho \"$@\" >> '{calls}'\nif [ \"$1\" = venv ]; then\n  for a; do last=$a; done\n  mkdir -p \"$last/bin\" && ln -sf '{python}' \"$last/bin/python\"\n  exit 0\nfi\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -r ]; then f=$2; fi\n  shift\ndone\nif grep -q fail-me \"$f\"; then\n  echo 'error: No solution found when resolving dependencies: fail-me was not found' >&2\n  exit 1\nfi\nexit 0\n",
-        calls = dir.join("calls").display(),
-        python = python.display()
-    );
+    let script = r#"#!/bin/sh
+echo "$@" >> 'CALLS'
+if [ "$1" = venv ]; then
+  for a; do last=$a; done
+  mkdir -p "$last/bin" "$last/lib/python3/site-packages" && ln -sf 'PYTHON' "$last/bin/python"
+  exit 0
+fi
+while [ $# -gt 0 ]; do
+  if [ "$1" = -r ]; then f=$2; fi
+  if [ "$1" = --python ]; then py=$2; fi
+  shift
+done
+if grep -q fail-me "$f"; then
+  echo 'error: No solution found when resolving dependencies: fail-me was not found' >&2
+  exit 1
+fi
+site="$(dirname "$(dirname "$py")")/lib/python3/site-packages"
+for p in sdonly cext; do
+  if grep -q "^$p" "$f" && ! ls -d "$site/$p"-*.dist-info >/dev/null 2>&1; then
+    echo "  cause: Because all versions of $p have no usable wheels and you require $p, we can conclude that your requirements are unsatisfiable." >&2
+    echo "hint: Wheels are required for \`$p\` because building from source is disabled for all packages (i.e., with \`--no-build\`)" >&2
+    exit 1
+  fi
+done
+exit 0
+"#
+    .replace("CALLS", &dir.join("calls").display().to_string())
+    .replace("PYTHON", &python.display().to_string());
     std::fs::write(&uv, script).unwrap();
     std::fs::set_permissions(&uv, std::fs::Permissions::from_mode(0o755)).unwrap();
     uv
@@ -192,6 +217,7 @@ fn config(cache: &Path, uv: PathBuf, rebuild: bool) -> EnvConfig {
         rebuild,
         timeout: Duration::from_mins(2),
         allow_sdist_builds: false,
+        sdist_index: None,
     }
 }
 
@@ -312,4 +338,127 @@ fn tree_is_written_once_with_its_dist_info_and_src_layout() {
         tree::import_root(["pkg/__init__.py", "src_stuff/a.py"]),
         "."
     );
+}
+
+/// A `.tar.gz` of `files` under one top folder, as sdists are laid out.
+fn sdist_archive(top: &str, files: &[(&str, &str)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, format!("{top}/{path}"), text.as_bytes())
+            .unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+/// A stand-in for the package index's JSON API on 127.0.0.1: answers GETs from `routes`
+/// (404 otherwise) and returns its base URL.
+fn index_stand_in(routes: std::collections::HashMap<String, Vec<u8>>) -> String {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            let _ = reader.read_line(&mut request);
+            let mut header = String::new();
+            while reader.read_line(&mut header).is_ok_and(|n| n > 0) && header != "\r\n" {
+                header.clear();
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/");
+            let (status, body) = routes
+                .get(path)
+                .map_or((404, &b"not found"[..]), |b| (200, b.as_slice()));
+            let head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body);
+        }
+    });
+    base
+}
+
+#[test]
+fn a_dependency_without_a_wheel_is_copied_in_from_its_sdist_never_built() {
+    use sha2::Digest as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let uv = fake_uv(dir.path());
+    let pure = |v: &str| {
+        sdist_archive(
+            &format!("sdonly-{v}"),
+            &[
+                (
+                    "PKG-INFO",
+                    &format!("Metadata-Version: 2.1\nName: sdonly\nVersion: {v}\n"),
+                ),
+                ("setup.py", "raise SystemExit('never run')\n"),
+                ("sdonly.py", &format!("VERSION = {v:?}\n")),
+            ],
+        )
+    };
+    let ext = sdist_archive(
+        "cext-1.0",
+        &[
+            ("setup.py", "from setuptools import setup, Extension\nsetup(ext_modules=[Extension('cext', ['cext.c'])])\n"),
+            ("cext.c", ""),
+        ],
+    );
+    let mut routes = std::collections::HashMap::new();
+    let mut doc = |name: &str, archives: Vec<(&str, Vec<u8>)>| {
+        let mut releases = serde_json::Map::new();
+        for (v, bytes) in archives {
+            let file = format!("{name}-{v}.tar.gz");
+            let sha = hex::encode(sha2::Sha256::digest(&bytes));
+            releases.insert(
+                v.to_string(),
+                serde_json::json!([{"packagetype": "sdist", "filename": file,
+                    "url": format!("/files/{file}"), "digests": {"sha256": sha}}]),
+            );
+            routes.insert(format!("/files/{file}"), bytes);
+        }
+        let body = serde_json::json!({"info": {"name": name}, "releases": releases});
+        routes.insert(format!("/pypi/{name}/json"), body.to_string().into_bytes());
+    };
+    doc("sdonly", vec![("1.0", pure("1.0")), ("2.0", pure("2.0"))]);
+    doc("cext", vec![("1.0", ext)]);
+    let base = index_stand_in(routes);
+    let mut cfg = config(&cache, uv, false);
+    cfg.sdist_index = Some(url::Url::parse(&format!("{base}/pypi")).unwrap());
+    let envs = Envs::open(cfg).unwrap();
+
+    // The version the requirement allows, its module copied in, setup.py never run.
+    let env = envs.ensure(&["sdonly<2".to_string()]).unwrap();
+    assert_eq!(env.state, EnvState::Built, "{:?}", env.state);
+    let site = env.dir.join("lib/python3/site-packages");
+    assert_eq!(
+        std::fs::read_to_string(site.join("sdonly.py")).unwrap(),
+        "VERSION = \"1.0\"\n"
+    );
+    assert!(!site.join("setup.py").exists());
+    assert!(site.join("sdonly-1.0.dist-info/METADATA").is_file());
+    let log = std::fs::read_to_string(env.dir.join("freshbench-build.log")).unwrap();
+    assert!(log.contains("sdonly 1.0 has no wheel"), "{log}");
+    // The archive is kept by its sha256 beside crawl's.
+    assert_eq!(std::fs::read_dir(cache.join("sdists")).unwrap().count(), 1);
+
+    // An sdist that has to be compiled is refused, with the reason.
+    match envs.ensure(&["cext".to_string()]).unwrap().state {
+        EnvState::Failed { message, .. } => assert!(
+            message.contains("cext has no wheel, and its sdist cannot be used without building it: its setup.py builds extension modules"),
+            "{message}"
+        ),
+        s => panic!("expected a failure, got {s:?}"),
+    }
 }

@@ -325,6 +325,7 @@ pub fn run(args: &Args) -> anyhow::Result<Outcome> {
             rebuild: false,
             timeout: Duration::from_secs(args.env_timeout),
             allow_sdist_builds: false,
+            sdist_index: execute::env::default_sdist_index(),
         }),
     )?;
     let todo: Vec<Job<'_>> = todo

@@ -28,6 +28,7 @@ pub mod functions;
 pub mod pep440;
 pub mod pytest_config;
 pub mod requirements;
+pub mod sdist;
 pub mod tree;
 
 use std::collections::{HashMap, HashSet};
@@ -44,8 +45,13 @@ use sha2::{Digest as _, Sha256};
 /// The tool versions freshbench runs (pytest and coverage go into every environment).
 pub const TOOLS_REQUIREMENTS: &str = include_str!("../../../../pipelines/requirements-tools.txt");
 
-/// Bump when the layout of an environment changes: every key changes with it.
-const ENV_FORMAT: u32 = 1;
+/// Bump when the layout of an environment changes: every key changes with it (2: packages
+/// without a wheel are copied in from their sdists, so earlier failures are tried again).
+const ENV_FORMAT: u32 = 2;
+/// The most packages of one environment installed from their sdists' files.
+const MAX_UNPACKED: usize = 8;
+/// The largest sdist of a dependency that is fetched.
+const SDIST_MAX_BYTES: u64 = 64 << 20;
 /// The marker a finished environment holds.
 const MARKER: &str = "freshbench-env.json";
 const LOG: &str = "freshbench-build.log";
@@ -114,6 +120,9 @@ pub struct EnvConfig {
     pub timeout: Duration,
     /// Let the installer build source distributions (runs their build code on the host).
     pub allow_sdist_builds: bool,
+    /// The package index's JSON API, where the sdists of packages that have no wheel are
+    /// fetched from to be copied in unbuilt (uv only; `None`: such an environment fails).
+    pub sdist_index: Option<url::Url>,
 }
 
 /// The options of every stage that builds repository environments and runs code in them
@@ -146,6 +155,15 @@ pub struct EnvArgs {
     /// host, outside the sandbox (by default only wheels are installed).
     #[arg(long)]
     pub allow_sdist_builds: bool,
+    /// The package index's JSON API: a dependency that has no wheel has its sdist fetched
+    /// from there and its modules copied into the environment, never built [default:
+    /// `https://pypi.org/pypi`].
+    #[arg(long, value_name = "URL")]
+    pub index_url: Option<url::Url>,
+    /// Never copy in a dependency's sdist: an environment that needs a package without a
+    /// wheel fails.
+    #[arg(long)]
+    pub no_sdist_copies: bool,
 }
 
 impl EnvArgs {
@@ -169,6 +187,11 @@ impl EnvArgs {
             rebuild: self.rebuild_envs,
             timeout: Duration::from_secs(self.env_timeout),
             allow_sdist_builds: self.allow_sdist_builds,
+            sdist_index: if self.no_sdist_copies {
+                None
+            } else {
+                self.index_url.clone().or_else(default_sdist_index)
+            },
         }
     }
 }
@@ -470,42 +493,15 @@ impl Envs {
             .map_err(|e| format!("cannot write {}: {e}", reqs_file.display()))?;
         let base = &self.interpreter.base;
         let uv_cache = self.cfg.cache_dir.join("uv");
-        let steps: Vec<Command> = if let Some(uv) = &self.cfg.uv {
-            let mut venv = Command::new(uv);
-            venv.args([
-                "venv",
-                "--no-config",
-                "--no-project",
-                "--relocatable",
-                "--allow-existing",
-                "-q",
-                "--python",
-            ])
-            .arg(base)
-            .arg(tmp);
-            let mut install = Command::new(uv);
-            install
-                .args(["pip", "install", "--no-config", "-q", "--python"])
-                .arg(tmp.join("bin/python"))
-                .arg("-r")
-                .arg(&reqs_file);
-            if !self.cfg.allow_sdist_builds {
-                install.arg("--no-build");
-            }
-            for c in [&mut venv, &mut install] {
-                c.env("UV_CACHE_DIR", &uv_cache)
-                    .env("UV_PYTHON_DOWNLOADS", "never")
-                    .env("UV_NO_PROGRESS", "1");
-                if std::env::var_os("SSL_CERT_FILE").is_some() {
-                    // Trust the machine's store (and SSL_CERT_FILE), as a proxy with its own
-                    // CA needs.
-                    c.env("UV_NATIVE_TLS", "1");
-                }
-            }
-            vec![venv, install]
-        } else {
+        let run = |mut cmd: Command| {
+            let shown = format!("{cmd:?}");
+            run_logged(&mut cmd, &log, self.cfg.timeout, &self.cfg.cache_dir)
+                .map_err(|why| InstallFailed(format!("{why}\n$ {shown}\n{}", log_tail(&log))))
+        };
+        let Some(uv) = &self.cfg.uv else {
             let mut venv = Command::new(base);
             venv.args(["-m", "venv"]).arg(tmp);
+            run(venv)?;
             let mut install = Command::new(tmp.join("bin/python"));
             install
                 .args([
@@ -521,15 +517,164 @@ impl Envs {
             if !self.cfg.allow_sdist_builds {
                 install.args(["--only-binary", ":all:"]);
             }
-            vec![venv, install]
+            return run(install);
         };
-        for mut cmd in steps {
-            let shown = format!("{cmd:?}");
-            run_logged(&mut cmd, &log, self.cfg.timeout, &self.cfg.cache_dir)
-                .map_err(|why| InstallFailed(format!("{why}\n$ {shown}\n{}", log_tail(&log))))?;
+        let uv_env = |c: &mut Command| {
+            c.env("UV_CACHE_DIR", &uv_cache)
+                .env("UV_PYTHON_DOWNLOADS", "never")
+                .env("UV_NO_PROGRESS", "1");
+            if std::env::var_os("SSL_CERT_FILE").is_some() {
+                // Trust the machine's store (and SSL_CERT_FILE), as a proxy with its own
+                // CA needs.
+                c.env("UV_NATIVE_TLS", "1");
+            }
+        };
+        let mut venv = Command::new(uv);
+        venv.args([
+            "venv",
+            "--no-config",
+            "--no-project",
+            "--relocatable",
+            "--allow-existing",
+            "-q",
+            "--python",
+        ])
+        .arg(base)
+        .arg(tmp);
+        uv_env(&mut venv);
+        run(venv)?;
+        let install = || {
+            let mut c = Command::new(uv);
+            c.args(["pip", "install", "--no-config", "-q", "--python"])
+                .arg(tmp.join("bin/python"))
+                .arg("-r")
+                .arg(&reqs_file);
+            if !self.cfg.allow_sdist_builds {
+                c.arg("--no-build");
+            }
+            uv_env(&mut c);
+            c
+        };
+        // Packages that have no wheel: their sdists' files are copied in (never built),
+        // then the install is tried again (see [`sdist`]).
+        let mut unpacked: Vec<String> = Vec::new();
+        loop {
+            let Err(InstallFailed(message)) = run(install()) else {
+                return Ok(());
+            };
+            let Some(index) = self
+                .cfg
+                .sdist_index
+                .as_ref()
+                .filter(|_| !self.cfg.allow_sdist_builds)
+            else {
+                return Err(InstallFailed(message));
+            };
+            let new: Vec<String> = sdist::wheelless(&message)
+                .into_iter()
+                .filter(|n| {
+                    !unpacked
+                        .iter()
+                        .any(|u| requirements::normalize(u) == requirements::normalize(n))
+                })
+                .collect();
+            if new.is_empty() || unpacked.len() + new.len() > MAX_UNPACKED {
+                return Err(InstallFailed(message));
+            }
+            for name in new {
+                match self.unpack_sdist(tmp, index, &name, reqs) {
+                    Ok(line) => {
+                        tracing::info!(package = %name, "no wheel: installed from its sdist's files, not built");
+                        append_log(&log, &line);
+                        unpacked.push(name);
+                    }
+                    Err(why) => {
+                        return Err(InstallFailed(format!(
+                            "{message}\n{name} has no wheel, and its sdist cannot be used without building it: {why}"
+                        )));
+                    }
+                }
+            }
         }
-        Ok(())
     }
+
+    /// Fetches the sdist of `name` (the version the requirements on it allow) and copies
+    /// its packages and modules into the environment being built at `tmp`; says what it
+    /// installed.
+    fn unpack_sdist(
+        &self,
+        tmp: &Path,
+        index: &url::Url,
+        name: &str,
+        reqs: &[String],
+    ) -> Result<String, String> {
+        let specifier = reqs
+            .iter()
+            .filter(|r| {
+                requirements::requirement_name(r)
+                    .is_some_and(|n| requirements::normalize(n) == requirements::normalize(name))
+            })
+            .find_map(|r| requirements::requirement_specifier(r))
+            .map(str::to_string);
+        let http = crawl::http::Http::new();
+        let store = self.cfg.cache_dir.join("sdists");
+        let from_index = crawl::pypi::Fetcher {
+            http: &http,
+            index,
+            cache: std::fs::create_dir_all(&store)
+                .is_ok()
+                .then_some(store.as_path()),
+            max_archive_bytes: SDIST_MAX_BYTES,
+        };
+        let fetched = from_index
+            .sdist(name, &|versions| {
+                sdist::choose_version(versions, specifier.as_deref())
+            })
+            .map_err(|e| e.to_string())?;
+        let unpacked = sdist::unpack(
+            &fetched.name,
+            &fetched.version,
+            &fetched.file,
+            &fetched.bytes,
+        )?;
+        let site = site_packages(tmp).ok_or("the new environment has no site-packages folder")?;
+        unpacked
+            .install(&site)
+            .map_err(|e| format!("cannot write into {}: {e}", site.display()))?;
+        Ok(format!(
+            "freshbench: {} {} has no wheel: {} files of {} copied into site-packages, not built",
+            fetched.name,
+            fetched.version,
+            unpacked.files.len(),
+            fetched.file
+        ))
+    }
+}
+
+/// The `site-packages` folder of the environment at `dir` (`lib/python3.X/site-packages`).
+fn site_packages(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir.join("lib"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+}
+
+/// Appends a line of freshbench's own to an environment's build log.
+fn append_log(log: &Path, line: &str) {
+    use std::io::Write as _;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// The package index sdists are fetched from by default (crawl's).
+pub fn default_sdist_index() -> Option<url::Url> {
+    url::Url::parse(crawl::DEFAULT_INDEX_URL).ok()
 }
 
 /// Why an environment did not build: the installer's message (a cached state of the

@@ -78,7 +78,8 @@ impl Version {
         self.release.get(i).copied().unwrap_or(0)
     }
 
-    fn is_pre(&self) -> bool {
+    /// A pre-release or development release (`1.0rc1`, `1.0.dev2`).
+    pub fn is_pre(&self) -> bool {
         self.pre.is_some() || self.dev.is_some()
     }
 
