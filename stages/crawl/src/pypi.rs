@@ -363,21 +363,7 @@ fn fetch_release(
         }
         Err(e) => return Err(e),
     };
-    // Relative download URLs are taken from the document that lists them.
-    let url = project_url
-        .join(chosen.url)
-        .map_err(|e| PypiError::BadUrl {
-            url: chosen.url.to_string(),
-            detail: e.to_string(),
-        })?;
-    format_of(chosen.file)?;
-    let expected = chosen
-        .sha256
-        .ok_or_else(|| PypiError::NoDigest {
-            file: chosen.file.to_string(),
-        })?
-        .to_ascii_lowercase();
-    let bytes = download(ctx, &url, chosen.file, &expected)?;
+    let (url, expected, bytes) = fetcher(ctx).fetch_listed(project_url, &chosen)?;
     let tree = read_archive(
         chosen.file,
         &bytes,
@@ -489,13 +475,17 @@ fn choose_sdist<'a>(urls: &'a [Value], what: &str) -> Result<Sdist<'a>, PypiErro
 
 /// The archive's bytes, through the [`Fetcher`] of `ctx`.
 fn download(ctx: &Context, url: &Url, file: &str, expected: &str) -> Result<Vec<u8>, PypiError> {
-    let fetcher = Fetcher {
+    fetcher(ctx).download(url, file, expected)
+}
+
+/// The [`Fetcher`] of a crawl's context.
+fn fetcher(ctx: &Context) -> Fetcher<'_> {
+    Fetcher {
         http: &ctx.http,
         index: &ctx.index_url,
         cache: ctx.cache.as_deref(),
         max_archive_bytes: ctx.max_archive_bytes,
-    };
-    fetcher.download(url, file, expected)
+    }
 }
 
 /// What fetches a project's source distribution from the package index: how `crawl`
@@ -581,18 +571,7 @@ impl Fetcher<'_> {
             .unwrap_or_default();
         let what = format!("{name}=={version}");
         let chosen = choose_sdist(&files, &what)?;
-        let url = doc_url.join(chosen.url).map_err(|e| PypiError::BadUrl {
-            url: chosen.url.to_string(),
-            detail: e.to_string(),
-        })?;
-        format_of(chosen.file)?;
-        let expected = chosen
-            .sha256
-            .ok_or_else(|| PypiError::NoDigest {
-                file: chosen.file.to_string(),
-            })?
-            .to_ascii_lowercase();
-        let bytes = self.download(&url, chosen.file, &expected)?;
+        let (_, _, bytes) = self.fetch_listed(&doc_url, &chosen)?;
         let name = doc
             .get("info")
             .and_then(|i| i.get("name"))
@@ -605,6 +584,29 @@ impl Fetcher<'_> {
             file: chosen.file.to_string(),
             bytes,
         })
+    }
+
+    /// The archive `chosen` names, its URL taken relative to `listed_at` (the document
+    /// that lists it), checked against the sha256 the index gives: its URL, that sha256
+    /// and its bytes.
+    fn fetch_listed(
+        &self,
+        listed_at: &Url,
+        chosen: &Sdist<'_>,
+    ) -> Result<(Url, String, Vec<u8>), PypiError> {
+        let url = listed_at.join(chosen.url).map_err(|e| PypiError::BadUrl {
+            url: chosen.url.to_string(),
+            detail: e.to_string(),
+        })?;
+        format_of(chosen.file)?;
+        let expected = chosen
+            .sha256
+            .ok_or_else(|| PypiError::NoDigest {
+                file: chosen.file.to_string(),
+            })?
+            .to_ascii_lowercase();
+        let bytes = self.download(&url, chosen.file, &expected)?;
+        Ok((url, expected, bytes))
     }
 
     /// The archive's bytes, from the cache when it holds them, else downloaded (and

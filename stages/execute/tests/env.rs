@@ -9,7 +9,7 @@ use std::time::Duration;
 use execute::env::requirements::{
     extract, from_requirements_txt, from_setup_cfg, from_setup_py, DepFile,
 };
-use execute::env::{env_key, tree, EnvConfig, EnvState, Envs, Interpreter, PINS};
+use execute::env::{env_key, sdist, tree, EnvConfig, EnvState, Envs, Interpreter, PINS};
 
 fn dep<'a>(path: &'a str, content: &'a str) -> DepFile<'a> {
     DepFile { path, content }
@@ -461,4 +461,131 @@ fn a_dependency_without_a_wheel_is_copied_in_from_its_sdist_never_built() {
         ),
         s => panic!("expected a failure, got {s:?}"),
     }
+}
+
+#[test]
+fn copies_modules_and_packages_but_no_tooling_or_tests() {
+    let bytes = sdist_archive(
+        "pkg-1.0",
+        &[
+            (
+                "PKG-INFO",
+                "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\nRequires-Dist: six\n",
+            ),
+            (
+                "setup.py",
+                "from setuptools import setup\nsetup(name='pkg')\n",
+            ),
+            ("conftest.py", ""),
+            ("single.py", "X = 1\n"),
+            ("test_single.py", "def test(): pass\n"),
+            ("pkg/__init__.py", "from .core import f\n"),
+            ("pkg/core.py", "def f():\n    return 2\n"),
+            ("pkg/data/words.txt", "a\nb\n"),
+            ("tests/__init__.py", ""),
+            ("docs/conf.py", ""),
+        ],
+    );
+    let u = sdist::unpack("pkg", "1.0", "pkg-1.0.tar.gz", &bytes).unwrap();
+    let paths: Vec<&str> = u.files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "pkg/__init__.py",
+            "pkg/core.py",
+            "pkg/data/words.txt",
+            "single.py"
+        ]
+    );
+    assert!(u.metadata.contains("Requires-Dist: six"));
+
+    // Installed: importable, and importlib.metadata knows its version.
+    let dir = tempfile::tempdir().unwrap();
+    u.install(dir.path()).unwrap();
+    let record = std::fs::read_to_string(dir.path().join("pkg-1.0.dist-info/RECORD")).unwrap();
+    assert!(
+        record.contains("pkg/core.py,,\n") && record.contains("pkg-1.0.dist-info/METADATA,,\n")
+    );
+    let python = execution::default_interpreter();
+    let out = std::process::Command::new(python)
+        .args([
+            "-I",
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); import pkg, single, importlib.metadata as m; print(pkg.f(), single.X, m.version('pkg'))",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "2 1 1.0",
+        "{out:?}"
+    );
+}
+
+#[test]
+fn src_layout_and_refusals() {
+    let src = sdist_archive(
+        "p-2",
+        &[
+            ("src/p/__init__.py", "V = 2\n"),
+            ("src/p/tests/__init__.py", ""),
+            ("setup.cfg", "[metadata]\nname = p\n"),
+        ],
+    );
+    let u = sdist::unpack("p", "2", "p-2.tar.gz", &src).unwrap();
+    assert_eq!(
+        u.files.len(),
+        2,
+        "the package's own subfolders are part of it"
+    );
+    assert!(
+        u.metadata.contains("Name: p\nVersion: 2\n"),
+        "{}",
+        u.metadata
+    );
+
+    // A pytest plugin as one module under src/, found through its entry point.
+    let plugin = sdist_archive(
+        "pytest_q-1",
+        &[
+            (
+                "src/pytest_q.py",
+                "def pytest_addoption(parser):\n    pass\n",
+            ),
+            (
+                "src/pytest_q.egg-info/entry_points.txt",
+                "[pytest11]\nq = pytest_q\n",
+            ),
+            ("tests/test_q.py", ""),
+        ],
+    );
+    let u = sdist::unpack("pytest-q", "1", "pytest_q-1.tar.gz", &plugin).unwrap();
+    assert_eq!(u.files.len(), 1);
+    assert_eq!(u.files[0].0, "pytest_q.py");
+    assert!(
+        u.entry_points
+            .as_deref()
+            .is_some_and(|e| e.contains("[pytest11]\nq = pytest_q")),
+        "{:?}",
+        u.entry_points
+    );
+
+    let ext = sdist_archive(
+        "c-1",
+        &[("setup.py", "from setuptools import setup, Extension\nsetup(ext_modules=[Extension('c._x', ['c/_x.c'])])\n"), ("c/__init__.py", "")],
+    );
+    let why = sdist::unpack("c", "1", "c-1.tar.gz", &ext).unwrap_err();
+    assert!(why.contains("builds extension modules"), "{why}");
+
+    let pyx = sdist_archive("y-1", &[("y/__init__.py", ""), ("y/fast.pyx", "")]);
+    assert_eq!(
+        sdist::unpack("y", "1", "y-1.tar.gz", &pyx).unwrap_err(),
+        "y/fast.pyx has to be compiled"
+    );
+
+    let empty = sdist_archive("e-1", &[("setup.py", ""), ("tests/test_e.py", "")]);
+    assert!(sdist::unpack("e", "1", "e-1.tar.gz", &empty)
+        .unwrap_err()
+        .contains("no package or module"));
 }
