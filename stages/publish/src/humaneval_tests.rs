@@ -1,12 +1,9 @@
-//! The generated `check` functions, run with python3 against the reference solution (which
-//! must pass) and against wrong solutions (which must fail).
-//!
-//! They run in a plain python3, not through the execution library, on purpose: the export is
-//! for other harnesses, which run it that way, and every program here is one of this file's
-//! own fixtures (nothing untrusted runs).
+//! The generated `check` functions, run against the reference solution (which must pass)
+//! and against wrong solutions (which must fail), through the execution library's worker as
+//! all task code runs (`tests/common/checks.rs`).
 
-use std::path::Path;
-use std::process::Command;
+#[path = "../tests/common/checks.rs"]
+mod checks;
 
 use schemas::{FunctionTask, TestCase};
 
@@ -269,39 +266,16 @@ fn fixtures() -> (Vec<Fixture>, Vec<TestCase>) {
     (fx, cases)
 }
 
-fn python3() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .args(["-c", "import sys; assert sys.version_info >= (3, 8)"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    ok.then_some("python3")
-}
-
-/// Runs each (program, test, entry point) through `tests/check_runner.py`.
-fn run_checks(dir: &Path, rows: &[(String, String, String)]) -> Vec<String> {
-    let input = dir.join("checks.jsonl");
-    let mut text = String::new();
-    for (program, test, entry) in rows {
-        text.push_str(
-            &serde_json::json!({"program": program, "test": test, "entry_point": entry})
-                .to_string(),
-        );
-        text.push('\n');
+/// The verdicts of [`checks::run_checks`]; `None` (with the reason printed) when no worker
+/// can start here.
+fn run_checks(rows: &[(String, String, String)]) -> Option<Vec<String>> {
+    match checks::run_checks(rows) {
+        Ok(v) => Some(v),
+        Err(why) => {
+            eprintln!("SKIPPED: the generated checks were not run: {why}");
+            None
+        }
     }
-    std::fs::write(&input, text).unwrap();
-    let script = dir.join("check_runner.py");
-    std::fs::write(&script, include_str!("../tests/check_runner.py")).unwrap();
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "check_runner failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
@@ -327,11 +301,6 @@ fn check_functions_pass_the_reference_and_fail_wrong_solutions() {
         .test
         .contains("candidate(*[[0.1, 0.2]], **{'scale': 2})"));
 
-    let Some(_) = python3() else {
-        eprintln!("SKIPPED: python3 is not on PATH; the generated checks were not run");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
     let mut runs = Vec::new();
     let mut expect = Vec::new();
     for (row, f) in rows.iter().zip(&fx) {
@@ -359,7 +328,9 @@ fn check_functions_pass_the_reference_and_fail_wrong_solutions() {
             );
         }
     }
-    let verdicts = run_checks(dir.path(), &runs);
+    let Some(verdicts) = run_checks(&runs) else {
+        return;
+    };
     assert_eq!(verdicts.len(), expect.len());
     for (verdict, (pass, what)) in verdicts.iter().zip(&expect) {
         if *pass {
@@ -392,13 +363,10 @@ fn a_synthesized_prompt_gets_the_whole_solution() {
     let t = task("syn", "f", prompt, canonical);
     let cases = [case("syn", 0, "[1]", Some(&int(2)), None)];
     let (rows, _) = export(std::slice::from_ref(&t), &cases);
-    let Some(_) = python3() else {
-        eprintln!("SKIPPED: python3 is not on PATH");
+    let program = format!("{}{}", rows[0].prompt, rows[0].canonical_solution);
+    let Some(verdicts) = run_checks(&[(program, rows[0].test.clone(), "f".into())]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let program = format!("{}{}", rows[0].prompt, rows[0].canonical_solution);
-    let verdicts = run_checks(dir.path(), &[(program, rows[0].test.clone(), "f".into())]);
     assert_eq!(verdicts, ["pass"]);
 }
 

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)] // each test binary uses part of it
 
+pub mod checks;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
