@@ -132,22 +132,12 @@ fn crawl_inner(
         .ok_or_else(|| bad("no `urls` list"))?;
     let sdist = choose_sdist(urls, &what)?;
     draft.published_at = sdist.uploaded;
-    let archive_url = doc_url.join(sdist.url).map_err(|e| PypiError::BadUrl {
-        url: sdist.url.to_string(),
-        detail: e.to_string(),
-    })?;
+    let archive_url = listed_url(&doc_url, &sdist)?;
     draft.url = Some(archive_url.to_string());
     if let Some(reason) = draft.before_cutoff("released") {
         return Ok(draft.clone().skipped(reason));
     }
-    format_of(sdist.file)?;
-    let expected = sdist
-        .sha256
-        .ok_or_else(|| PypiError::NoDigest {
-            file: sdist.file.to_string(),
-        })?
-        .to_ascii_lowercase();
-    let bytes = download(ctx, &archive_url, sdist.file, &expected)?;
+    let (_, bytes) = fetcher(ctx).fetch_at(&archive_url, &sdist)?;
     let tree = read_archive(sdist.file, &bytes, &ctx.limits(), ctx.max_archive_bytes)?;
     let meta = crate::metadata::from_tree(&tree);
     let mut evidence = info_evidence;
@@ -473,9 +463,13 @@ fn choose_sdist<'a>(urls: &'a [Value], what: &str) -> Result<Sdist<'a>, PypiErro
     })
 }
 
-/// The archive's bytes, through the [`Fetcher`] of `ctx`.
-fn download(ctx: &Context, url: &Url, file: &str, expected: &str) -> Result<Vec<u8>, PypiError> {
-    fetcher(ctx).download(url, file, expected)
+/// The URL of the archive `chosen` names, taken relative to `listed_at` (the document that
+/// lists it).
+fn listed_url(listed_at: &Url, chosen: &Sdist<'_>) -> Result<Url, PypiError> {
+    listed_at.join(chosen.url).map_err(|e| PypiError::BadUrl {
+        url: chosen.url.to_string(),
+        detail: e.to_string(),
+    })
 }
 
 /// The [`Fetcher`] of a crawl's context.
@@ -594,10 +588,14 @@ impl Fetcher<'_> {
         listed_at: &Url,
         chosen: &Sdist<'_>,
     ) -> Result<(Url, String, Vec<u8>), PypiError> {
-        let url = listed_at.join(chosen.url).map_err(|e| PypiError::BadUrl {
-            url: chosen.url.to_string(),
-            detail: e.to_string(),
-        })?;
+        let url = listed_url(listed_at, chosen)?;
+        let (expected, bytes) = self.fetch_at(&url, chosen)?;
+        Ok((url, expected, bytes))
+    }
+
+    /// The archive `chosen` names, at `url` (an archive of a known format, with the sha256
+    /// the index gives): that sha256 and its bytes.
+    fn fetch_at(&self, url: &Url, chosen: &Sdist<'_>) -> Result<(String, Vec<u8>), PypiError> {
         format_of(chosen.file)?;
         let expected = chosen
             .sha256
@@ -605,8 +603,8 @@ impl Fetcher<'_> {
                 file: chosen.file.to_string(),
             })?
             .to_ascii_lowercase();
-        let bytes = self.download(&url, chosen.file, &expected)?;
-        Ok((url, expected, bytes))
+        let bytes = self.download(url, chosen.file, &expected)?;
+        Ok((expected, bytes))
     }
 
     /// The archive's bytes, from the cache when it holds them, else downloaded (and
