@@ -230,6 +230,12 @@ fn data_files_kept_with_their_bytes_junk_left_out() {
             b"[x]\ny = demo\n",
             None,
         ),
+        (
+            "demo-1.0/demo.egg-info/requires.txt",
+            F,
+            b"docopt>=0.6.2\n",
+            None,
+        ),
         ("demo-1.0/.git/HEAD", F, b"ref", None),
         ("demo-1.0/build/lib/demo.txt", F, b"", None),
     ]);
@@ -240,6 +246,7 @@ fn data_files_kept_with_their_bytes_junk_left_out() {
         [
             "PKG-INFO",
             "demo.egg-info/entry_points.txt",
+            "demo.egg-info/requires.txt",
             "demo/__init__.py",
             "tests/data/big.txt",
             "tests/data/logo.png",
@@ -263,6 +270,7 @@ fn data_files_kept_with_their_bytes_junk_left_out() {
         [
             "PKG-INFO",
             "demo.egg-info/entry_points.txt",
+            "demo.egg-info/requires.txt",
             "demo/__init__.py"
         ]
     );

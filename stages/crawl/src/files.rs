@@ -25,9 +25,9 @@ const JUNK_EXTENSIONS: &[&str] = &[
 ];
 /// Junk file names wherever they are.
 const JUNK_NAMES: &[&str] = &[".DS_Store", "Thumbs.db"];
-/// Files of an `*.egg-info` folder that are kept: its metadata and entry points (the rest
-/// is the build's file list and copies of what the tree holds).
-const EGG_INFO_KEPT: &[&str] = &["PKG-INFO", "entry_points.txt"];
+/// Files of an `*.egg-info` folder that are kept: its metadata, entry points and
+/// requirements (the rest is the build's file list and copies of what the tree holds).
+const EGG_INFO_KEPT: &[&str] = &["PKG-INFO", "entry_points.txt", "requires.txt"];
 
 /// The `files.kind` of a recorded file.
 pub use schemas::FileKind as Kind;
@@ -38,15 +38,16 @@ pub type ChangedLines<'a> = &'a dyn Fn(&str, &str) -> Vec<LineRange>;
 /// The kind of the file at `path` (relative, `/`-separated), or `None` when it is not
 /// recorded: every `*.py` (a test under a `tests`/`test`/`testing` folder or named
 /// `test_*.py`, `*_test.py`, `conftest.py`); requirement files (`*requirements*.txt` in
-/// any folder, any `.txt` of a `requirements/` folder) and `pyproject.toml`, `setup.cfg`,
-/// `setup.py`, `tox.ini`, `PKG-INFO` at the root; and any other file as data, except build output and
+/// any folder, any `.txt` of a `requirements/` folder, an `*.egg-info`'s `requires.txt` at
+/// the root or in `src/`) and `pyproject.toml`, `setup.cfg`, `setup.py`, `tox.ini`,
+/// `PKG-INFO` at the root; and any other file as data, except build output and
 /// compiled code (see [`is_junk`]). Skipped folders are the reader's to leave out.
 pub fn classify(path: &str) -> Option<Kind> {
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
     if dir.is_empty() && ROOT_DEPENDENCY_FILES.contains(&name) {
         return Some(Kind::Dependency);
     }
-    if is_requirements_file(dir, name) {
+    if is_requirements_file(dir, name) || is_egg_info_requires(path) {
         return Some(Kind::Dependency);
     }
     if let Some(stem) = name.strip_suffix(".py").filter(|s| !s.is_empty()) {
@@ -92,7 +93,20 @@ pub fn is_junk(path: &str) -> bool {
     parts.any(|d| d.ends_with(".egg-info")) && !is_egg_info_kept(path)
 }
 
-/// `x.egg-info/PKG-INFO` and `x.egg-info/entry_points.txt`, in any folder.
+/// The requirements setuptools wrote for the project itself: `requires.txt` of an
+/// `*.egg-info` folder at the root or in `src/` (`src/pkg.egg-info/requires.txt`). An
+/// sdist made by an older setuptools lists them there and not as `Requires-Dist` of its
+/// `PKG-INFO`; an `*.egg-info` deeper in the tree is some other project's.
+pub fn is_egg_info_requires(path: &str) -> bool {
+    let Some(dir) = path.strip_suffix("/requires.txt") else {
+        return false;
+    };
+    let dir = dir.strip_prefix("src/").unwrap_or(dir);
+    !dir.contains('/') && dir.len() > ".egg-info".len() && dir.ends_with(".egg-info")
+}
+
+/// `x.egg-info/PKG-INFO`, `x.egg-info/entry_points.txt` and `x.egg-info/requires.txt`, in
+/// any folder.
 pub fn is_egg_info_kept(path: &str) -> bool {
     let Some((dir, name)) = path.rsplit_once('/') else {
         return false;
@@ -360,6 +374,10 @@ mod tests {
             ("PKG-INFO", Some(Kind::Dependency)),
             ("docs/PKG-INFO", Some(Kind::Data)),
             ("src/pkg.egg-info/entry_points.txt", Some(Kind::Data)),
+            ("pkg.egg-info/requires.txt", Some(Kind::Dependency)),
+            ("src/pkg.egg-info/requires.txt", Some(Kind::Dependency)),
+            ("vendor/other.egg-info/requires.txt", Some(Kind::Data)),
+            ("pkg/requires.txt", Some(Kind::Data)),
             ("src/pkg.egg-info/SOURCES.txt", None),
             ("pkg/_speedups.cpython-311-x86_64-linux-gnu.so", None),
             ("pkg/m.PYC", None),

@@ -300,6 +300,36 @@ testing = ["freezegun"]
 }
 
 #[test]
+fn an_egg_infos_requires_txt_counts_as_declared_requirements() {
+    // An sdist of an older setuptools: its PKG-INFO has no Requires-Dist, its
+    // egg-info lists them; a vendored project's egg-info does not count.
+    let pkg_info = "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n\nlong text\n";
+    let requires = "docopt>=0.6.2\n\n[:python_version < \"3.8\"]\nimportlib-metadata\n\n\
+                    [Tests]\nmock\n\n[tests:sys_platform == \"win32\"]\ncolorama\n\n\
+                    [speedups]\nujson\n";
+    let files = [
+        dep("PKG-INFO", pkg_info),
+        dep("src/demo.egg-info/requires.txt", requires),
+        dep("vendor/other.egg-info/requires.txt", "django\n"),
+    ];
+    assert_eq!(
+        extract("demo", &files),
+        [
+            "colorama; sys_platform == \"win32\"",
+            "docopt>=0.6.2",
+            "importlib-metadata; python_version < \"3.8\"",
+            "mock",
+        ]
+    );
+    // The project's own extra, named by a test source, is followed into requires.txt.
+    let files = [
+        dep("demo.egg-info/requires.txt", requires),
+        dep("test-requirements.txt", "demo[speedups]\n"),
+    ];
+    assert!(extract("demo", &files).contains(&"ujson".to_string()));
+}
+
+#[test]
 fn conflicting_pins_are_settled_for_the_test_sources() {
     let reqs = extract(
         "demo",

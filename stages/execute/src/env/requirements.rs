@@ -1,7 +1,7 @@
 //! The requirement set of a repository, read from the dependency files crawl recorded
 //! (never by running them): `pyproject.toml` (dependencies, the test and dev extras and
-//! dependency groups, tox settings), `PKG-INFO` (`Requires-Dist`), `setup.cfg`, the literal
-//! lists of a `setup.py`, `tox.ini` (the test environments' `deps`, `extras` and
+//! dependency groups, tox settings), `PKG-INFO` (`Requires-Dist`), the `requires.txt` of
+//! the project's `*.egg-info`, `setup.cfg`, the literal lists of a `setup.py`, `tox.ini` (the test environments' `deps`, `extras` and
 //! `dependency_groups`), and requirement files: `requirements*.txt`,
 //! `test-requirements.txt` and the like at the root, the `.txt` files of a root
 //! `requirements/` folder, and every file they or tox include with `-r`.
@@ -154,7 +154,9 @@ pub fn extract(project: &str, files: &[DepFile<'_>]) -> Vec<String> {
     let by_path: BTreeMap<&str, &str> = files.iter().map(|f| (f.path, f.content)).collect();
     let mut pyproject: Option<toml::Table> = None;
     let mut setup_cfg: Option<&str> = None;
-    let mut pkg_info: Option<&str> = None;
+    // What the project declares it needs, with the extra each belongs to: `Requires-Dist`
+    // of its `PKG-INFO` and its `*.egg-info/requires.txt`.
+    let mut declared: Vec<(String, Option<String>)> = Vec::new();
     // Requirement files to read, with the origin of whoever named them.
     let mut queue: Vec<(String, Origin)> = Vec::new();
     for f in files {
@@ -190,20 +192,21 @@ pub fn extract(project: &str, files: &[DepFile<'_>]) -> Vec<String> {
                 let tox = from_tox_ini(f.content);
                 tox_into(&tox, "tox.ini", &mut found, &mut queue);
             }
-            "PKG-INFO" => pkg_info = Some(f.content),
+            "PKG-INFO" => declared.extend(requires_dist(f.content)),
+            path if crawl::files::is_egg_info_requires(path) => {
+                declared.extend(requires_txt(f.content));
+            }
             path if is_counted_requirements_file(path) => {
                 queue.push((path.to_string(), origin_of(path)));
             }
             _ => {}
         }
     }
-    if let Some(text) = pkg_info {
-        for (req, extra) in requires_dist(text) {
-            match extra {
-                None => found.add(Origin::Base, &req),
-                Some(e) if EXTRA_GROUPS.contains(&e.as_str()) => found.add(origin_of(&e), &req),
-                Some(_) => {}
-            }
+    for (req, extra) in &declared {
+        match extra {
+            None => found.add(Origin::Base, req),
+            Some(e) if EXTRA_GROUPS.contains(&e.as_str()) => found.add(origin_of(e), req),
+            Some(_) => {}
         }
     }
     let mut read: BTreeSet<String> = BTreeSet::new();
@@ -223,7 +226,7 @@ pub fn extract(project: &str, files: &[DepFile<'_>]) -> Vec<String> {
             }
         }
     }
-    follow_own(&mut found, pyproject.as_ref(), setup_cfg, pkg_info);
+    follow_own(&mut found, pyproject.as_ref(), setup_cfg, &declared);
     settle_pins(found.reqs)
 }
 
@@ -233,7 +236,7 @@ fn follow_own(
     found: &mut Found,
     pyproject: Option<&toml::Table>,
     setup_cfg: Option<&str>,
-    pkg_info: Option<&str>,
+    declared: &[(String, Option<String>)],
 ) {
     let mut seen_extras: BTreeSet<String> = BTreeSet::new();
     let mut seen_groups: BTreeSet<String> = BTreeSet::new();
@@ -260,14 +263,12 @@ fn follow_own(
                     }
                 }
             }
-            if let Some(text) = pkg_info {
-                reqs.extend(
-                    requires_dist(text)
-                        .into_iter()
-                        .filter(|(_, e)| e.as_deref() == Some(extra.as_str()))
-                        .map(|(r, _)| r),
-                );
-            }
+            reqs.extend(
+                declared
+                    .iter()
+                    .filter(|(_, e)| e.as_deref() == Some(extra.as_str()))
+                    .map(|(r, _)| r.clone()),
+            );
             found.add_all(origin, reqs);
         } else if let Some((group, origin)) = next_group {
             seen_groups.insert(group.clone());
@@ -383,6 +384,35 @@ fn cfg_list(value: &str) -> Vec<String> {
         .filter(|i| !i.is_empty() && !i.starts_with('#') && requirement_name(i).is_some())
         .map(str::to_string)
         .collect()
+}
+
+/// The requirements of setuptools' `*.egg-info/requires.txt`, each (with the marker of its
+/// section) with the extra it belongs to: lines before any section are the project's own,
+/// `[extra]`, `[extra:marker]` and `[:marker]` sections name an extra, a marker or both.
+pub fn requires_txt(text: &str) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let (mut extra, mut marker): (Option<String>, Option<String>) = (None, None);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            let (e, m) = section.split_once(':').unwrap_or((section, ""));
+            extra = Some(normalize(e.trim())).filter(|e| !e.is_empty());
+            marker = Some(m.trim().to_string()).filter(|m| !m.is_empty());
+            continue;
+        }
+        if requirement_name(line).is_none() {
+            continue;
+        }
+        let req = match &marker {
+            Some(m) => format!("{line}; {m}"),
+            None => line.to_string(),
+        };
+        out.push((req, extra.clone()));
+    }
+    out
 }
 
 /// `Requires-Dist` of core metadata: each requirement (its extra clause removed from the
