@@ -222,6 +222,8 @@ pub struct RepoWorker {
     pub key: String,
     /// The repository's test files (what `whole_suite` runs).
     pub test_files: Vec<String>,
+    /// The arguments each of its pytest runs gets ([`crate::repo_tests::pytest_args`]).
+    pub pytest_args: Vec<String>,
     /// The text of each file of kind `test`, by path (what assertion tasks rewrite).
     pub test_sources: BTreeMap<String, String>,
 }
@@ -239,6 +241,7 @@ pub fn repo_worker(
             spec,
             key,
             test_files: crate::repo_tests::test_files(files),
+            pytest_args: crate::repo_tests::pytest_args(files),
             test_sources: files
                 .iter()
                 .filter(|f| f.kind == schemas::FileKind::Test)
@@ -403,7 +406,7 @@ impl<'b> Judges<'b> {
             rootdir: ".".into(),
             node_ids: ids,
             coverage: false,
-            extra_args: vec!["-p".into(), "no:randomly".into(), "--tb=short".into()],
+            extra_args: worker.pytest_args.clone(),
             pristine: true,
             overlay: vec![Overlay {
                 path: task.path.clone(),

@@ -144,13 +144,7 @@ pub fn test_files(files: &[&File]) -> Vec<String> {
         .collect();
     // A project whose configuration collects its modules' doctests: those modules too
     // (the ones under its testpaths that hold an example; pytest never collects setup.py).
-    let root: Vec<(&str, &str)> = files
-        .iter()
-        .filter(ok)
-        .filter(|f| !f.path.contains('/'))
-        .map(|f| (f.path.as_str(), f.content.as_deref().unwrap_or_default()))
-        .collect();
-    let config = crate::env::pytest_config::find(&root);
+    let config = pytest_config(files);
     if config.doctest_modules() {
         out.extend(
             files
@@ -169,6 +163,23 @@ pub fn test_files(files: &[&File]) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The repository's pytest configuration, from the files at its root.
+fn pytest_config(files: &[&File]) -> crate::env::pytest_config::PytestConfig {
+    let root: Vec<(&str, &str)> = files
+        .iter()
+        .filter(|f| f.status == FileStatus::Ok && !f.path.contains('/'))
+        .filter_map(|f| Some((f.path.as_str(), f.content.as_deref()?)))
+        .collect();
+    crate::env::pytest_config::find(&root)
+}
+
+/// The arguments every pytest run of the repository's tests gets
+/// ([`crate::env::pytest_config::run_args`]): the suite here, a judge's test in
+/// [`crate::completion`] and [`crate::assertion`].
+pub fn pytest_args(files: &[&File]) -> Vec<String> {
+    crate::env::pytest_config::run_args(&pytest_config(files))
 }
 
 /// The requirements of a repository's environment, from its dependency files.
@@ -733,7 +744,15 @@ pub fn run_repo(
     };
     let mut batch = Batch::new(backend, &spec, &limits);
     let observe = (!watch.is_empty()).then(|| Observe::new(watch.to_vec()));
-    let first = match run_pass(&mut batch, &tests, None, observe.as_ref(), opts.timeout) {
+    let args = pytest_args(files);
+    let first = match run_pass(
+        &mut batch,
+        &args,
+        &tests,
+        None,
+        observe.as_ref(),
+        opts.timeout,
+    ) {
         Ok(p) => p,
         Err(e) if e.is_configuration() => return Err(e.into()),
         Err(e) => {
@@ -749,7 +768,7 @@ pub fn run_repo(
             return Ok((vec![r], Vec::new(), summary));
         }
     };
-    let second = run_pass(&mut batch, &tests, Some(&first), None, opts.timeout)
+    let second = run_pass(&mut batch, &args, &tests, Some(&first), None, opts.timeout)
         .map_err(anyhow::Error::new)
         .context("second run")?;
     drop(batch);
@@ -771,19 +790,14 @@ pub fn run_repo(
 }
 
 fn pytest(
+    args: &[String],
     node_ids: Vec<String>,
     deselect: &BTreeSet<String>,
     observe: Option<&Observe>,
 ) -> Request {
-    // pytest-randomly, when a repository installs it, would reorder tests between the
-    // two runs and make order-dependent tests look flaky for the wrong reason.
     // A file that fails to import is one `error` row; the others still run.
-    let mut extra_args = vec![
-        "-p".into(),
-        "no:randomly".into(),
-        "--tb=short".into(),
-        "--continue-on-collection-errors".into(),
-    ];
+    let mut extra_args = args.to_vec();
+    extra_args.push("--continue-on-collection-errors".into());
     for id in deselect {
         extra_args.push("--deselect".into());
         extra_args.push(id.clone());
@@ -855,6 +869,7 @@ enum Ran {
 /// `retries` times.
 fn run_charging(
     batch: &mut Batch<'_>,
+    args: &[String],
     node_ids: &[String],
     pass: &mut Pass,
     observe: Option<&Observe>,
@@ -862,7 +877,7 @@ fn run_charging(
 ) -> Result<Ran, ExecError> {
     for _ in 0..=retries {
         let deselect: BTreeSet<String> = pass.charged.keys().cloned().collect();
-        let o = batch.run(&pytest(node_ids.to_vec(), &deselect, observe))?;
+        let o = batch.run(&pytest(args, node_ids.to_vec(), &deselect, observe))?;
         pass.isolation.get_or_insert(o.isolation);
         // A request that died sends nothing; one that finished, what its tests called
         // (a rerun without a charged test sees the same calls again: merged by their text).
@@ -905,6 +920,7 @@ fn run_charging(
 /// not run twice) and goes file by file when the first did.
 fn run_pass(
     batch: &mut Batch<'_>,
+    args: &[String],
     tests: &[String],
     first: Option<&Pass>,
     observe: Option<&Observe>,
@@ -916,7 +932,7 @@ fn run_pass(
     };
     let per_file = first.is_some_and(|f| f.per_file);
     if !per_file {
-        match run_charging(batch, tests, &mut pass, observe, SUITE_RETRIES)? {
+        match run_charging(batch, args, tests, &mut pass, observe, SUITE_RETRIES)? {
             Ran::Done(reports) => {
                 for t in reports {
                     pass.tests.insert(t.node_id.clone(), t);
@@ -960,6 +976,7 @@ fn run_pass(
         }
         match run_charging(
             batch,
+            args,
             std::slice::from_ref(file),
             &mut pass,
             observe,

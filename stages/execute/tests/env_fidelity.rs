@@ -344,3 +344,21 @@ fn conflicting_pins_are_settled_for_the_test_sources() {
     );
     assert_eq!(reqs, ["attrs==24.2.0", "idna==3.4", "six==1.16.0"]);
 }
+
+#[test]
+fn lint_plugins_are_not_test_requirements() {
+    // base58's tests extra: pytest-flake8 1.3 cannot load under pytest 9, and its items
+    // check style, not code; the other plugins and libraries stay.
+    let cfg = "[options.extras_require]\ntests =\n\tmypy\n\tPyHamcrest>=2.0.2\n\t\
+               pytest>=4.6\n\tpytest-benchmark\n\tpytest-cov\n\tpytest-flake8\n\t\
+               pytest_MyPy\n";
+    assert_eq!(
+        extract("base58", &[dep("setup.cfg", cfg)]),
+        [
+            "PyHamcrest>=2.0.2",
+            "mypy",
+            "pytest-benchmark",
+            "pytest-cov"
+        ]
+    );
+}

@@ -487,3 +487,53 @@ fn tests_that_end_their_process_are_charged_alone() {
         by("::test_kills_parent")
     );
 }
+
+/// A project of an older layout whose tests extra asks for a lint plugin and whose pytest
+/// configuration turns it on (base58's): the plugin is not installed (pytest-flake8 1.3
+/// cannot load under pytest 9, and its items check style, not code), its option leaves
+/// `addopts`, and the rest of `addopts` still holds (`-k` here deselects one test).
+#[test]
+fn a_lint_plugin_in_the_configuration_does_not_stop_the_suite() {
+    if execute::env::find_uv().is_none() {
+        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cache = shared_cache();
+    let repos = vec![repo("r-lint", "lintproj")];
+    let cfg = "[metadata]\nname = lintproj\n\n[options.extras_require]\ntests =\n\t\
+               pytest-flake8\n\n[tool:pytest]\naddopts = --flake8 -k 'not test_sub_wrong'\n";
+    let files = vec![
+        file("r-lint", "setup.cfg", "dependency", cfg),
+        file("r-lint", "src/lintproj/__init__.py", "source", ""),
+        file("r-lint", "src/lintproj/calc.py", "source", CALC),
+        file(
+            "r-lint",
+            "tests/test_calc.py",
+            "test",
+            &TEST_CALC.replace("tinyproj", "lintproj"),
+        ),
+    ];
+    schemas::write_table(&data, &repos).unwrap();
+    schemas::write_table(&data, &files).unwrap();
+    let out = execute(&data, &cache);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
+        println!("SKIP: the environment did not build (no registry?)");
+        return;
+    }
+    let got: Vec<(&str, TestOutcome)> = rows
+        .iter()
+        .map(|r| (r.node_id.rsplit("::").next().unwrap(), r.outcome))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("test_add", TestOutcome::Passed),
+            ("test_version_from_metadata", TestOutcome::Passed),
+        ],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -210,12 +210,17 @@ pub fn pytest(
         planned: tests.len(),
         ..Traced::default()
     };
+    let extra_args = workers
+        .judges
+        .worker(repo_id)
+        .map(|w| w.pytest_args.clone())
+        .unwrap_or_default();
     let run = |trace: Option<Trace>| {
         Request::Pytest(PytestRun {
             rootdir: ".".into(),
             node_ids: tests.to_vec(),
             coverage: false,
-            extra_args: vec!["-p".into(), "no:randomly".into(), "--tb=short".into()],
+            extra_args: extra_args.clone(),
             pristine: true,
             overlay: overlay.to_vec(),
             capture,

@@ -100,6 +100,7 @@ fn hand_checked_slices() {
             spec: WorkerSpec::for_tree(root),
             key: "test".into(),
             test_files: vec!["tests/test_calc.py".into()],
+            pytest_args: vec!["-p".into(), "no:randomly".into(), "--tb=short".into()],
             test_sources: std::collections::BTreeMap::new(),
         }),
     );

@@ -119,11 +119,15 @@ pub fn record(
             text: t.to_string(),
         });
     }
+    let extra_args = judges
+        .worker(repo_id)
+        .map(|w| w.pytest_args.clone())
+        .unwrap_or_default();
     let req = Request::Pytest(PytestRun {
         rootdir: ".".into(),
         node_ids: node_ids.to_vec(),
         coverage: false,
-        extra_args: vec!["-p".into(), "no:randomly".into(), "--tb=short".into()],
+        extra_args,
         pristine: true,
         overlay,
         capture: true,

@@ -8,8 +8,65 @@
 //! `pyproject.toml` with `[tool.pytest]` (pytest 9's native table) or
 //! `[tool.pytest.ini_options]`, `tox.ini` with `[pytest]`, `setup.cfg` with
 //! `[tool:pytest]`, at the tree's root), never running anything.
+//!
+//! It also says what every run of the tests is given ([`run_args`]): lint plugins
+//! (pytest-flake8, pytest-mypy, ...) are not installed ([`LINT_PLUGINS`]), since their items
+//! check the style of files rather than run code, and an old one can stop a newer pytest
+//! from starting at all; their options are taken out of `addopts` so that pytest does not
+//! refuse them.
 
 use super::requirements::ini_entries;
+
+/// pytest plugins that only lint or type-check the project's files, by the option that turns
+/// each on: never installed in a test environment.
+pub const LINT_PLUGINS: &[(&str, &str)] = &[
+    ("pytest-flake8", "--flake8"),
+    ("pytest-flakes", "--flakes"),
+    ("pytest-pycodestyle", "--pycodestyle"),
+    ("pytest-codestyle", "--codestyle"),
+    ("pytest-pep8", "--pep8"),
+    ("pytest-pydocstyle", "--pydocstyle"),
+    ("pytest-docstyle", "--docstyle"),
+    ("pytest-pylint", "--pylint"),
+    ("pytest-mypy", "--mypy"),
+    ("pytest-black", "--black"),
+    ("pytest-isort", "--isort"),
+    ("pytest-ruff", "--ruff"),
+    ("pytest-mccabe", "--mccabe"),
+];
+
+/// Whether `name` (normalized: lower case, `-` for `_` and `.`) is one of [`LINT_PLUGINS`].
+pub fn is_lint_plugin(name: &str) -> bool {
+    LINT_PLUGINS.iter().any(|(p, _)| *p == name)
+}
+
+/// The arguments every pytest run of a repository's tests gets: no pytest-randomly (it
+/// would reorder tests between runs), short tracebacks, and, when its `addopts` turns on a
+/// lint plugin, `addopts` again without that plugin's options (`-o addopts=...`).
+pub fn run_args(config: &PytestConfig) -> Vec<String> {
+    let mut args = vec!["-p".into(), "no:randomly".into(), "--tb=short".into()];
+    if let Some(kept) = config.addopts_without_lint() {
+        args.push("-o".into());
+        args.push(format!("addopts={}", join_args(&kept)));
+    }
+    args
+}
+
+/// Arguments joined so that pytest's shell-like split gives them back.
+fn join_args(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if !a.is_empty() && !a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+                a.clone()
+            } else if a.contains('"') {
+                format!("'{a}'")
+            } else {
+                format!("\"{a}\"")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// What decides the collection of a plain run.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -26,6 +83,23 @@ impl PytestConfig {
     /// Whether the plain run collects the doctests of Python modules.
     pub fn doctest_modules(&self) -> bool {
         self.addopts.iter().any(|a| a == "--doctest-modules")
+    }
+
+    /// `addopts` without the options of [`LINT_PLUGINS`] (`--flake8`, and `--mypy-...` and
+    /// `--pylint-...=VALUE` of the same plugins), or `None` when it has none of them.
+    pub fn addopts_without_lint(&self) -> Option<Vec<String>> {
+        let lint = |a: &str| {
+            LINT_PLUGINS.iter().any(|(_, flag)| {
+                a == *flag
+                    || a.strip_prefix(flag)
+                        .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('='))
+            })
+        };
+        // A plugin's option given its value apart (`--pylint-rcfile FILE`) leaves the value:
+        // it cannot be told from a path the run is given.
+        let kept: Vec<String> = self.addopts.iter().filter(|a| !lint(a)).cloned().collect();
+        let dropped = kept.len() < self.addopts.len();
+        dropped.then_some(kept)
     }
 
     /// Whether `path` (relative to the root) is under one of `testpaths`, or anywhere when
@@ -149,6 +223,33 @@ fn split_args(s: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lint_plugins_options_leave_addopts() {
+        let cfg = "[tool:pytest]\naddopts = --flake8 -ra --mypy-ignore-missing-imports --pylint-rcfile=x.rc --doctest-modules -k 'not slow'\n";
+        let c = find(&[("setup.cfg", cfg)]);
+        assert_eq!(
+            c.addopts_without_lint().unwrap(),
+            ["-ra", "--doctest-modules", "-k", "not slow"]
+        );
+        let args = run_args(&c);
+        assert_eq!(
+            args[3..],
+            ["-o", "addopts=-ra --doctest-modules -k \"not slow\""]
+        );
+        assert_eq!(
+            split_args(args[4].strip_prefix("addopts=").unwrap()),
+            c.addopts_without_lint().unwrap()
+        );
+        // No lint option: addopts stays as the project wrote it, and nothing overrides it.
+        let plain = find(&[(
+            "setup.cfg",
+            "[tool:pytest]\naddopts = -ra --strict-markers\n",
+        )]);
+        assert_eq!(plain.addopts_without_lint(), None);
+        assert_eq!(run_args(&plain), ["-p", "no:randomly", "--tb=short"]);
+        assert!(is_lint_plugin("pytest-flake8") && !is_lint_plugin("pytest-cov"));
+    }
 
     #[test]
     fn pytest9_native_table_with_lists() {

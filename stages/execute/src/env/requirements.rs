@@ -96,7 +96,10 @@ impl Found {
             }
             return;
         }
-        if PINNED_BY_FRESHBENCH.contains(&name.as_str()) {
+        // A lint plugin checks files, not code: see `pytest_config::LINT_PLUGINS`.
+        if PINNED_BY_FRESHBENCH.contains(&name.as_str())
+            || super::pytest_config::is_lint_plugin(&name)
+        {
             return;
         }
         if name == "pytest" && pin_satisfies("pytest", r) {
