@@ -40,10 +40,11 @@ ARG_OPERATORS = ("abs", "add", "and_", "concat", "contains", "eq", "floordiv", "
 # (no keywords): (module, name) -> (class, the argument types in order, how many are needed
 # at least). Nothing else is called; the writer (`make_arg_writer`) writes exactly these.
 ARG_CONSTRUCTORS = {
-    ("datetime", "datetime"): (datetime.datetime, (int,) * 7, 3),
+    ("datetime", "datetime"): (datetime.datetime, (int,) * 7 + (datetime.timezone,), 3),
     ("datetime", "date"): (datetime.date, (int,) * 3, 3),
     ("datetime", "time"): (datetime.time, (int,) * 4, 0),
     ("datetime", "timedelta"): (datetime.timedelta, (int,) * 3, 0),
+    ("datetime", "timezone"): (datetime.timezone, (datetime.timedelta,), 1),
     ("decimal", "Decimal"): (decimal.Decimal, (str,), 1),
     ("fractions", "Fraction"): (fractions.Fraction, (int, int), 2),
     ("pathlib", "PurePosixPath"): (pathlib.PurePosixPath, (str,), 1),
@@ -67,6 +68,7 @@ def make_arg_eval():
     ARG_OPERATORS, and the constructors of ARG_CONSTRUCTORS with int or str literals as their
     positional arguments (`datetime.datetime(2024, 1, 2, 3, 4, 5, 0)`, `datetime.date(..)`,
     `datetime.time(..)`, `datetime.timedelta(d, s, us)`, `decimal.Decimal('1.5')`,
+    a datetime's time zone as an eighth argument `datetime.timezone(datetime.timedelta(..))`,
     `fractions.Fraction(1, 3)`, `pathlib.PurePosixPath('a/b')`). No other name, attribute,
     call, operator, lambda or comprehension."""
     _compile, only_ast = compile, ast.PyCF_ONLY_AST
@@ -108,7 +110,9 @@ def make_arg_eval():
             bad(node)
         args = []
         for a, t in _zip(node.args, types):
-            if _type(a) not in (N_CONST, N_UNARY):
+            # An argument of a standard type is itself one of the constructors.
+            if _type(a) not in (N_CONST, N_UNARY) and (t in (_int, _str)
+                                                       or _type(a) is not N_CALL):
                 bad(a)
             v = convert(a)
             if _type(v) is not t:
@@ -196,9 +200,11 @@ def make_arg_writer():
     (reading it gives a value equal to `x`, of the same exact types), or None when `x` is not
     rebuildable from it (any other type, subclasses included: an enum, a named tuple, a
     `bool` subclass; a recursive container; a NaN or infinite part of a complex; a datetime
-    with a time zone) or its text is over `cap` characters. Built from references captured
-    now (before user code runs); it runs no method of `x` but those of the exact builtin and
-    standard types above (`repr` of str, bytes, int and float; `str` of a Decimal)."""
+    with a time zone other than a `datetime.timezone` of no name of its own) or its text is
+    over `cap` characters. Built from references captured now (before user code runs); it
+    runs no method of `x` but those of the exact builtin and standard types above (`repr` of
+    str, bytes, int and float; `str` of a Decimal; `utcoffset` and `tzname` of a
+    `datetime.timezone`)."""
     _type, _len, _id, _list = type, len, id, list
     _repr, _str, _float_repr, _int_repr = builtins.repr, str, float.__repr__, int.__repr__
     _str_repr, _bytes_repr = str.__repr__, bytes.__repr__
@@ -207,6 +213,8 @@ def make_arg_writer():
     NONE, ELLIPSIS = _type(None), _type(...)
     T_DT, T_DATE, T_TIME, T_TD = (datetime.datetime, datetime.date, datetime.time,
                                   datetime.timedelta)
+    T_TZ, UTC_OFFSET = datetime.timezone, datetime.timezone.utcoffset
+    TZ_NAME = datetime.timezone.tzname
     T_DEC, T_FRAC, T_PPP = decimal.Decimal, fractions.Fraction, pathlib.PurePosixPath
     _dec_str, _ppp_str = decimal.Decimal.__str__, pathlib.PurePosixPath.__str__
     _join, _append = ", ".join, list.append
@@ -231,6 +239,16 @@ def make_arg_writer():
 
     def ints(*xs):
         return "(" + _join([_int_repr(v) for v in xs]) + ")"
+
+    def zone(tz):
+        """The text of a `datetime.timezone` of no name of its own, else None."""
+        if _type(tz) is not T_TZ:
+            return None
+        off = UTC_OFFSET(tz, None)
+        if TZ_NAME(tz, None) != TZ_NAME(T_TZ(off), None):
+            return None
+        return "datetime.timezone(datetime.timedelta" + ints(off.days, off.seconds,
+                                                             off.microseconds) + ")"
 
     def items(xs, budget, seen, depth):
         out = []
@@ -304,10 +322,19 @@ def make_arg_writer():
                 seen.discard(_id(x))
             return s
         elif t is T_DT:
-            if x.tzinfo is not None or x.fold:
+            if x.fold:
                 return None
             s = "datetime.datetime" + ints(x.year, x.month, x.day, x.hour, x.minute, x.second,
                                            x.microsecond)
+            if x.tzinfo is not None:
+                tz = zone(x.tzinfo)
+                if tz is None:
+                    return None
+                s = s[:-1] + ", " + tz + ")"
+        elif t is T_TZ:
+            s = zone(x)
+            if s is None:
+                return None
         elif t is T_DATE:
             s = "datetime.date" + ints(x.year, x.month, x.day)
         elif t is T_TIME:

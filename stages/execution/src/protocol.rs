@@ -53,9 +53,10 @@ pub struct Call {
     ///   `not_`, `or_`, `pos`, `pow`, `sub`, `truediv`, `truth`, `xor` (the attribute only:
     ///   no call such as `operator.itemgetter(0)`);
     /// - these standard constructors, with int (or, for the last two, str) literals as
-    ///   positional arguments and no keyword: `datetime.datetime(Y, M, D[, h, m, s, us])`,
+    ///   positional arguments and no keyword: `datetime.datetime(Y, M, D[, h, m, s, us[,
+    ///   TZ]])` where TZ is `datetime.timezone(datetime.timedelta(days, seconds, us))`,
     ///   `datetime.date(Y, M, D)`, `datetime.time([h, m, s, us])`,
-    ///   `datetime.timedelta([days, seconds, us])`, `fractions.Fraction(N, D)`,
+    ///   `datetime.timedelta([days, seconds, us])`, TZ alone, `fractions.Fraction(N, D)`,
     ///   `decimal.Decimal(S)`, `pathlib.PurePosixPath(S)` (`ARG_CONSTRUCTORS`).
     ///
     /// Nothing else: no other name, attribute or call, no operator but the signs and

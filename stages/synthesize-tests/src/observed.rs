@@ -299,6 +299,11 @@ mod tests {
         assert_eq!(ex.args[3].literal(), "pathlib.PurePosixPath(\"a/b\")");
         assert_eq!(ex.args[4].literal(), "[datetime.timedelta(-1, 0, 0)]");
         assert_eq!(ex.kwargs[0].1.literal(), "datetime.time(12, 30, 0, 0)");
+        // An aware datetime, its zone written as the worker writes it.
+        let aware = "datetime.datetime(2024, 1, 2, 3, 4, 5, 0, \
+                     datetime.timezone(datetime.timedelta(-1, 68400, 0)))";
+        let ex = parse(&row("f", 0, &format!("[{aware}]"), "{}")).unwrap();
+        assert_eq!(ex.args[0].literal(), aware);
         // Builtins and `operator` functions passed by name.
         let ex = parse(&row(
             "f",
@@ -324,6 +329,14 @@ mod tests {
             ("[datetime.date(year=2024, month=2, day=1)]", "{}"),
             ("[decimal.Decimal(1.5)]", "{}"),
             ("[datetime.datetime.now()]", "{}"),
+            (
+                "[datetime.datetime(2024, 1, 2, datetime.timezone(datetime.timedelta()))]",
+                "{}",
+            ),
+            (
+                "[datetime.datetime(2024, 1, 2, 0, 0, 0, 0, datetime.timezone(3600))]",
+                "{}",
+            ),
             ("[os.Path('a')]", "{}"),
         ] {
             assert_eq!(parse(&row("f", 0, a, k)), None, "{a} {k}");

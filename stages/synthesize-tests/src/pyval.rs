@@ -38,17 +38,21 @@ pub enum StdType {
     Date,
     Time,
     TimeDelta,
+    /// A fixed offset from UTC (`datetime.timezone(datetime.timedelta(0, 3600, 0))`), also a
+    /// datetime's eighth argument.
+    TimeZone,
     Decimal,
     Fraction,
     PurePosixPath,
 }
 
 impl StdType {
-    pub const ALL: [StdType; 7] = [
+    pub const ALL: [StdType; 8] = [
         StdType::DateTime,
         StdType::Date,
         StdType::Time,
         StdType::TimeDelta,
+        StdType::TimeZone,
         StdType::Decimal,
         StdType::Fraction,
         StdType::PurePosixPath,
@@ -61,6 +65,7 @@ impl StdType {
             StdType::Date => "datetime.date",
             StdType::Time => "datetime.time",
             StdType::TimeDelta => "datetime.timedelta",
+            StdType::TimeZone => "datetime.timezone",
             StdType::Decimal => "decimal.Decimal",
             StdType::Fraction => "fractions.Fraction",
             StdType::PurePosixPath => "pathlib.PurePosixPath",
@@ -74,31 +79,38 @@ impl StdType {
     /// How many arguments the worker takes: at least, at most.
     pub fn arity(self) -> (usize, usize) {
         match self {
-            StdType::DateTime => (3, 7),
+            StdType::DateTime => (3, 8),
             StdType::Date => (3, 3),
             StdType::Time => (0, 4),
             StdType::TimeDelta => (0, 3),
-            StdType::Decimal | StdType::PurePosixPath => (1, 1),
+            StdType::TimeZone | StdType::Decimal | StdType::PurePosixPath => (1, 1),
             StdType::Fraction => (2, 2),
         }
     }
 
-    /// Whether the arguments are ints (else one string).
-    pub fn int_args(self) -> bool {
-        !matches!(self, StdType::Decimal | StdType::PurePosixPath)
+    /// Whether `arg` may be argument `at` (from 0): an int, one string (a decimal's, a
+    /// path's), a time zone (a datetime's eighth) or a duration (a time zone's offset).
+    fn accepts_at(self, at: usize, arg: &PyVal) -> bool {
+        match (self, at) {
+            (StdType::DateTime, 7) => matches!(arg, PyVal::Std(StdType::TimeZone, _)),
+            (StdType::TimeZone, _) => matches!(arg, PyVal::Std(StdType::TimeDelta, _)),
+            (StdType::Decimal | StdType::PurePosixPath, _) => matches!(arg, PyVal::Str(_)),
+            _ => matches!(arg, PyVal::Int(_)),
+        }
     }
 
     /// Whether `args` are arguments the worker accepts for this type (their count and
-    /// kinds; the values themselves are the constructor's to check).
+    /// kinds, a nested time zone's own included; the values themselves are the
+    /// constructor's to check).
     pub fn accepts(self, args: &[PyVal]) -> bool {
         let (least, most) = self.arity();
         (least..=most).contains(&args.len())
-            && args.iter().all(|a| {
-                if self.int_args() {
-                    matches!(a, PyVal::Int(_))
-                } else {
-                    matches!(a, PyVal::Str(_))
-                }
+            && args.iter().enumerate().all(|(at, a)| {
+                self.accepts_at(at, a)
+                    && match a {
+                        PyVal::Std(t, inner) => t.accepts(inner),
+                        _ => true,
+                    }
             })
     }
 }
@@ -449,6 +461,32 @@ mod tests {
         assert!(StdType::Fraction.accepts(&[PyVal::Int(1), PyVal::Int(3)]));
         assert!(!StdType::Fraction.accepts(&[PyVal::Int(1)]));
         assert!(!StdType::Decimal.accepts(&[PyVal::Float(1.5)]));
+        // A time zone: a datetime's eighth argument only, and of a duration only.
+        let hour = PyVal::Std(
+            StdType::TimeDelta,
+            vec![PyVal::Int(0), PyVal::Int(3600), PyVal::Int(0)],
+        );
+        let zone = PyVal::Std(StdType::TimeZone, vec![hour.clone()]);
+        let mut when: Vec<PyVal> = [2024, 1, 2, 3, 4, 5, 0].map(PyVal::Int).to_vec();
+        when.push(zone.clone());
+        assert!(StdType::DateTime.accepts(&when));
+        assert_eq!(
+            PyVal::Std(StdType::DateTime, when.clone()).literal(),
+            "datetime.datetime(2024, 1, 2, 3, 4, 5, 0, \
+             datetime.timezone(datetime.timedelta(0, 3600, 0)))"
+        );
+        assert!(!StdType::DateTime.accepts(&[
+            PyVal::Int(2024),
+            PyVal::Int(1),
+            PyVal::Int(2),
+            zone
+        ]));
+        assert!(!StdType::TimeZone.accepts(&[PyVal::Int(3600)]));
+        when[7] = PyVal::Std(
+            StdType::TimeZone,
+            vec![PyVal::Std(StdType::TimeDelta, vec![PyVal::Str("x".into())])],
+        );
+        assert!(!StdType::DateTime.accepts(&when));
         assert_eq!(
             PyVal::Str("a\"b\\\n\u{1}é".into()).literal(),
             "\"a\\\"b\\\\\\n\\x01é\""

@@ -199,7 +199,7 @@ fn shaped_str() -> BoxedStrategy<String> {
                 .prop_map(|w| w.join("."))
                 .boxed(),
         ),
-        (3, json_value(2).prop_map(|v| v.to_string()).boxed()),
+        (3, json_value(2, &[]).prop_map(|v| v.to_string()).boxed()),
         (
             1,
             proptest::collection::vec(word, 1..4)
@@ -223,7 +223,9 @@ fn date_str() -> BoxedStrategy<String> {
 /// Text of one shape, now and then any text (the parse failing is behaviour too).
 fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
     let shaped = match shape {
-        Shape::Json => json_value(3).prop_map(|v| v.to_string()).boxed(),
+        Shape::Json => json_value(3, &pool.strs)
+            .prop_map(|v| v.to_string())
+            .boxed(),
         Shape::Date => date_str(),
         Shape::Number => Union::new_weighted(vec![
             (3, (-1000i64..1000).prop_map(|i| i.to_string()).boxed()),
@@ -246,16 +248,32 @@ fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
         .boxed()
 }
 
-/// A small JSON document (keys from [`WORDS`]).
-fn json_value(depth: u32) -> BoxedStrategy<serde_json::Value> {
+/// A small JSON document: keys and words from [`WORDS`] and, more often, from the
+/// function's own string constants (`own`), which are what its code looks up in the
+/// parsed document (`if '__decimal__' in dct`).
+fn json_value(depth: u32, own: &[String]) -> BoxedStrategy<serde_json::Value> {
+    let words: BoxedStrategy<String> = {
+        let common = proptest::sample::select(WORDS.to_vec())
+            .prop_map(str::to_string)
+            .boxed();
+        let own: Vec<String> = own
+            .iter()
+            .filter(|s| !s.is_empty() && s.chars().count() <= 40)
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            common
+        } else {
+            Union::new_weighted(vec![
+                (2, proptest::sample::select(own).boxed()),
+                (1, common),
+            ])
+            .boxed()
+        }
+    };
     let leaf = Union::new_weighted(vec![
         (3, (-100i64..100).prop_map(serde_json::Value::from).boxed()),
-        (
-            2,
-            proptest::sample::select(WORDS.to_vec())
-                .prop_map(serde_json::Value::from)
-                .boxed(),
-        ),
+        (2, words.clone().prop_map(serde_json::Value::from).boxed()),
         (1, any::<bool>().prop_map(serde_json::Value::from).boxed()),
         (1, Just(serde_json::Value::Null).boxed()),
         (
@@ -267,19 +285,14 @@ fn json_value(depth: u32) -> BoxedStrategy<serde_json::Value> {
     if depth == 0 {
         return leaf;
     }
-    let inner = json_value(depth - 1);
+    let inner = json_value(depth - 1, own);
     Union::new_weighted(vec![
         (2, leaf),
         (
             3,
-            proptest::collection::vec(
-                (proptest::sample::select(WORDS.to_vec()), inner.clone()),
-                0..4,
-            )
-            .prop_map(|kv| {
-                serde_json::Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-            })
-            .boxed(),
+            proptest::collection::vec((words, inner.clone()), 0..4)
+                .prop_map(|kv| serde_json::Value::Object(kv.into_iter().collect()))
+                .boxed(),
         ),
         (
             2,
@@ -612,12 +625,20 @@ fn std_strategy(t: StdType, pool: &Pool) -> BoxedStrategy<PyVal> {
         StdType::Date => date
             .prop_map(|v| PyVal::Std(StdType::Date, ints(&v)))
             .boxed(),
-        StdType::DateTime => (date, clock)
-            .prop_map(|(mut v, (h, mi, s, us))| {
+        // Now and then aware of a time zone (code often branches on `d.tzinfo is None`).
+        StdType::DateTime => (
+            date,
+            clock,
+            prop_oneof![3 => Just(None), 1 => zone_minutes().prop_map(Some)],
+        )
+            .prop_map(|(mut v, (h, mi, s, us), tz)| {
                 v.extend([h, mi, s, us]);
-                PyVal::Std(StdType::DateTime, ints(&v))
+                let mut args = ints(&v);
+                args.extend(tz.map(zone));
+                PyVal::Std(StdType::DateTime, args)
             })
             .boxed(),
+        StdType::TimeZone => zone_minutes().prop_map(zone).boxed(),
         StdType::Time => clock
             .prop_map(|(h, mi, s, us)| PyVal::Std(StdType::Time, ints(&[h, mi, s, us])))
             .boxed(),
@@ -700,6 +721,29 @@ fn decimal_text(n: i128, places: u32) -> String {
     format!("{}{int}.{frac}", if n < 0 { "-" } else { "" })
 }
 
+/// Offsets from UTC in minutes: whole hours and the odd ones in use, now and then any the
+/// constructor takes (under a day either way).
+fn zone_minutes() -> BoxedStrategy<i128> {
+    Union::new_weighted(vec![
+        (
+            3,
+            proptest::sample::select(vec![0i128, 60, 120, -300, -480, 330, 345, 540, 840, -720])
+                .boxed(),
+        ),
+        (1, (-1439i128..1440).boxed()),
+    ])
+    .boxed()
+}
+
+/// The fixed time zone `minutes` east of UTC, as the worker builds it
+/// (`datetime.timezone(datetime.timedelta(0, 3600, 0))`).
+fn zone(minutes: i128) -> PyVal {
+    PyVal::Std(
+        StdType::TimeZone,
+        vec![PyVal::Std(StdType::TimeDelta, ints(&[0, minutes * 60, 0]))],
+    )
+}
+
 /// The typical object of a standard type.
 fn std_typical(t: StdType) -> PyVal {
     let args = match t {
@@ -707,6 +751,7 @@ fn std_typical(t: StdType) -> PyVal {
         StdType::Date => ints(&[2024, 2, 29]),
         StdType::Time => ints(&[12, 30]),
         StdType::TimeDelta => ints(&[1, 3600]),
+        StdType::TimeZone => return zone(0),
         StdType::Decimal => vec![PyVal::Str("1.50".into())],
         StdType::Fraction => ints(&[1, 3]),
         StdType::PurePosixPath => vec![PyVal::Str("a/b.txt".into())],
@@ -758,6 +803,9 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             "1E+3",
             "12345678901234567890.123",
         ]),
+        StdType::TimeZone => {
+            return [0, 60, -300, 330, 1439, -1439].map(zone).to_vec();
+        }
         StdType::Fraction => intss(&[&[0i128, 1][..], &[-1, 2], &[7, 1], &[22, 7], &[1, 1000]]),
         StdType::PurePosixPath => strs(&[
             "",
@@ -770,7 +818,20 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             "a b/c.d.e",
         ]),
     };
-    args.into_iter().map(|a| PyVal::Std(t, a)).collect()
+    let mut out: Vec<PyVal> = args.into_iter().map(|a| PyVal::Std(t, a)).collect();
+    // Aware datetimes: in UTC, east and west of it.
+    if t == StdType::DateTime {
+        for (v, minutes) in [
+            (&[2024i128, 1, 2, 3, 4, 5, 0][..], 0),
+            (&[2023, 12, 31, 23, 59, 59, 0], 330),
+            (&[1970, 1, 1, 0, 0, 0, 0], -300),
+        ] {
+            let mut a = ints(v);
+            a.push(zone(minutes));
+            out.push(PyVal::Std(t, a));
+        }
+    }
+    out
 }
 
 fn hashable_ty(t: &Ty) -> bool {
@@ -974,6 +1035,13 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
             for s in own {
                 push(PyVal::Str((*s).into()));
             }
+            // A document keyed by each of the function's first string constants.
+            if *shape == Shape::Json {
+                for k in pool.strs.iter().filter(|k| k.chars().count() <= 40).take(3) {
+                    let doc = serde_json::json!({ k.as_str(): 1 });
+                    push(PyVal::Str(doc.to_string()));
+                }
+            }
             for v in edge_list(&Ty::Str, pool).into_iter().skip(1).take(4) {
                 push(v);
             }
@@ -1157,6 +1225,30 @@ mod tests {
                     _ => {}
                 }
             }
+        }
+        // Some datetimes are aware, each of a zone under a day from UTC.
+        let s = strategy(&Ty::Std(StdType::DateTime), &pool, 0);
+        let aware: Vec<PyVal> = (0..200)
+            .map(|_| s.new_tree(&mut r).unwrap().current())
+            .filter_map(|v| match v {
+                PyVal::Std(_, mut a) if a.len() == 8 => a.pop(),
+                _ => None,
+            })
+            .collect();
+        assert!((20..120).contains(&aware.len()), "{}", aware.len());
+        for z in aware
+            .iter()
+            .chain(&edge_list(&Ty::Std(StdType::TimeZone), &pool))
+        {
+            let PyVal::Std(StdType::TimeZone, d) = z else {
+                panic!("{z:?}")
+            };
+            let [PyVal::Std(StdType::TimeDelta, parts)] = &d[..] else {
+                panic!("{z:?}")
+            };
+            assert!(
+                matches!(parts[..], [PyVal::Int(0), PyVal::Int(s), PyVal::Int(0)] if s.abs() < 86_400)
+            );
         }
         assert_eq!(decimal_text(-125, 1), "-12.5");
         assert_eq!(decimal_text(5, 3), "0.005");

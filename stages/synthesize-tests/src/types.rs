@@ -431,6 +431,8 @@ fn named(name: &str, args: Vec<Ty>) -> Ty {
         "date" => Ty::Std(StdType::Date),
         "time" => Ty::Std(StdType::Time),
         "timedelta" => Ty::Std(StdType::TimeDelta),
+        // The one concrete time zone the worker builds stands for any `tzinfo`.
+        "timezone" | "tzinfo" => Ty::Std(StdType::TimeZone),
         "Decimal" => Ty::Std(StdType::Decimal),
         "Fraction" => Ty::Std(StdType::Fraction),
         // Pure path operations only: a function that touches the file system is not a

@@ -900,6 +900,7 @@ fn kind_of_type_name(name: &str) -> Option<Kind> {
         "date" => Kind::Std(StdType::Date),
         "time" => Kind::Std(StdType::Time),
         "timedelta" => Kind::Std(StdType::TimeDelta),
+        "timezone" | "tzinfo" => Kind::Std(StdType::TimeZone),
         "Decimal" => Kind::Std(StdType::Decimal),
         "Fraction" => Kind::Std(StdType::Fraction),
         "PurePath" | "PurePosixPath" | "Path" => Kind::Std(StdType::PurePosixPath),

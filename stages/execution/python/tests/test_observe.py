@@ -197,6 +197,9 @@ VALUES = [
     datetime.time(23, 59, 1, 2), datetime.timedelta(-1, 5, 7), decimal.Decimal("1.50"),
     decimal.Decimal("-0"), decimal.Decimal("NaN"), fractions.Fraction(-1, 3),
     pathlib.PurePosixPath("a/b.txt"),
+    datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+    datetime.datetime(2024, 3, 1, 2, 3, 4, 5, tzinfo=datetime.timezone(-datetime.timedelta(hours=5))),
+    datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
 ]
 
 
@@ -226,7 +229,8 @@ class Sub(int):
 
 
 @pytest.mark.parametrize("v", [object(), Sub(1), pathlib.Path("/x"), complex(float("nan"), 1),
-                               datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+                               datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(
+                                   datetime.timedelta(hours=1), "CET")),
                                lambda: 1, print, "x" * 3000, [[]] * 2000])
 def test_writer_refuses(mods, v):
     assert mods.values.make_arg_writer()([v], 2048) is None
@@ -243,6 +247,10 @@ def test_recursive_refused(mods):
     "[decimal.Decimal(1)]", "[fractions.Fraction('1/3')]", "[pathlib.Path('x')]",
     "[os.system('x')]", "[datetime.datetime.now()]", "[fractions.Fraction(1, True)]",
     "[pathlib.PurePosixPath(str(1))]", "[decimal.Decimal('x')]",
+    "[datetime.datetime(2024, 1, 1, 0, 0, 0, 0, 7)]", "[datetime.timezone(1)]",
+    "[datetime.datetime(2024, 1, 1, datetime.timedelta(1))]",
+    "[datetime.timezone(datetime.timedelta(2))]",
+    "[datetime.datetime(2024, 1, 1, 0, 0, 0, 0, datetime.timezone.utc)]",
 ])
 def test_reader_refuses(mods, text):
     with pytest.raises((ValueError, ArithmeticError)):
