@@ -601,8 +601,24 @@ impl<'a, R: Runner> Search<'a, R> {
             .iter()
             .find(|p| p.kind == ParamKind::VarPositional)
         {
+            // Each extra positional now and then of any type, as a parameter is; and now and
+            // then all of them one value (code over `*args` compares them with each other).
             Some(p) => {
-                proptest::collection::vec(strategy::strategy(&p.ty, self.pool, 1), 0..4).boxed()
+                let typed = strategy::strategy(&p.ty, self.pool, 1);
+                let any = strategy::strategy(&Ty::Any, self.pool, 1);
+                let (one, repeated) = if p.ty == Ty::Any {
+                    (typed.clone(), typed)
+                } else {
+                    (
+                        prop_oneof![19 => typed.clone(), 1 => any.clone()].boxed(),
+                        prop_oneof![3 => typed, 1 => any].boxed(),
+                    )
+                };
+                prop_oneof![
+                    4 => proptest::collection::vec(one, 0..4),
+                    1 => (repeated, 2..4usize).prop_map(|(v, n)| vec![v; n]),
+                ]
+                .boxed()
             }
             None => Just(Vec::new()).boxed(),
         };
