@@ -114,6 +114,38 @@ fn execute_with(data: &Path, cache: &Path, timeout: u32) -> std::process::Output
         .unwrap()
 }
 
+/// One repository's suite in a fresh dataset (the shared environment cache, `timeout`
+/// seconds a request): its `repo_tests` rows and the binary's output; `None`, with a printed
+/// reason, when uv is missing or the environment did not build.
+fn run_suite(
+    repos: &[Repo],
+    files: &[File],
+    timeout: u32,
+) -> Option<(Vec<RepoTest>, std::process::Output)> {
+    if execute::env::find_uv().is_none() {
+        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
+        return None;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    schemas::write_table(&data, repos).unwrap();
+    schemas::write_table(&data, files).unwrap();
+    let out = execute_with(&data, &shared_cache(), timeout);
+    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
+    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
+        println!("SKIP: the environment did not build (no registry?)");
+        return None;
+    }
+    Some((rows, out))
+}
+
+/// Each row's test name and outcome.
+fn outcomes(rows: &[RepoTest]) -> Vec<(&str, TestOutcome)> {
+    rows.iter()
+        .map(|r| (r.node_id.rsplit("::").next().unwrap(), r.outcome))
+        .collect()
+}
+
 /// The rows without what records when they ran.
 fn timeless(rows: &[RepoTest]) -> Vec<RepoTest> {
     rows.iter()
@@ -415,13 +447,6 @@ def test_passes_after():
 /// lines they executed. Now each test gets its own row with its own outcome.
 #[test]
 fn tests_that_end_their_process_are_charged_alone() {
-    if execute::env::find_uv().is_none() {
-        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let cache = shared_cache();
     let repos = vec![repo("r-hostile", "hostileproj")];
     let files = vec![
         file("r-hostile", "src/hostileproj/__init__.py", "source", ""),
@@ -433,20 +458,12 @@ fn tests_that_end_their_process_are_charged_alone() {
         ),
         file("r-hostile", "tests/test_hostile.py", "test", TEST_HOSTILE),
     ];
-    schemas::write_table(&data, &repos).unwrap();
-    schemas::write_table(&data, &files).unwrap();
-    let out = execute_with(&data, &cache, 8);
+    let Some((rows, out)) = run_suite(&repos, &files, 8) else {
+        return;
+    };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
-    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
-        println!("SKIP: the environment did not build (no registry?)");
-        return;
-    }
-    let got: Vec<(&str, TestOutcome)> = rows
-        .iter()
-        .map(|r| (r.node_id.rsplit("::").next().unwrap(), r.outcome))
-        .collect();
+    let got = outcomes(&rows);
     assert_eq!(
         got,
         vec![
@@ -494,13 +511,6 @@ fn tests_that_end_their_process_are_charged_alone() {
 /// `addopts`, and the rest of `addopts` still holds (`-k` here deselects one test).
 #[test]
 fn a_lint_plugin_in_the_configuration_does_not_stop_the_suite() {
-    if execute::env::find_uv().is_none() {
-        println!("SKIP: no uv (run `make setup`, or set FRESHBENCH_UV)");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let cache = shared_cache();
     let repos = vec![repo("r-lint", "lintproj")];
     let cfg = "[metadata]\nname = lintproj\n\n[options.extras_require]\ntests =\n\t\
                pytest-flake8\n\n[tool:pytest]\naddopts = --flake8 -k 'not test_sub_wrong'\n";
@@ -515,18 +525,10 @@ fn a_lint_plugin_in_the_configuration_does_not_stop_the_suite() {
             &TEST_CALC.replace("tinyproj", "lintproj"),
         ),
     ];
-    schemas::write_table(&data, &repos).unwrap();
-    schemas::write_table(&data, &files).unwrap();
-    let out = execute(&data, &cache);
-    let rows: Vec<RepoTest> = schemas::read_table(&data).unwrap();
-    if rows.iter().any(|r| r.outcome == TestOutcome::EnvError) {
-        println!("SKIP: the environment did not build (no registry?)");
+    let Some((rows, out)) = run_suite(&repos, &files, 120) else {
         return;
-    }
-    let got: Vec<(&str, TestOutcome)> = rows
-        .iter()
-        .map(|r| (r.node_id.rsplit("::").next().unwrap(), r.outcome))
-        .collect();
+    };
+    let got = outcomes(&rows);
     assert_eq!(
         got,
         vec![
