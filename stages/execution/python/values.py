@@ -15,6 +15,7 @@ import decimal
 import fractions
 import operator
 import pathlib
+import re
 
 # A returned iterator (generator, map, zip, ...) is drawn for at most this many items, while
 # coverage still runs; more makes its tag `truncated`.
@@ -48,7 +49,13 @@ ARG_CONSTRUCTORS = {
     ("decimal", "Decimal"): (decimal.Decimal, (str,), 1),
     ("fractions", "Fraction"): (fractions.Fraction, (int, int), 2),
     ("pathlib", "PurePosixPath"): (pathlib.PurePosixPath, (str,), 1),
+    # A compiled regular expression of a str pattern; its flags among ARG_REGEX_FLAGS.
+    ("re", "compile"): (re.compile, (str, int), 1),
 }
+# The flags `re.compile(P, F)` may take: IGNORECASE, MULTILINE, DOTALL, UNICODE, VERBOSE and
+# ASCII. Not DEBUG (it prints), not LOCALE (bytes patterns only).
+ARG_REGEX_FLAGS = (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE
+                   | re.ASCII)
 
 
 # --------------------------------------------------------------------------- arguments (child)
@@ -69,7 +76,8 @@ def make_arg_eval():
     positional arguments (`datetime.datetime(2024, 1, 2, 3, 4, 5, 0)`, `datetime.date(..)`,
     `datetime.time(..)`, `datetime.timedelta(d, s, us)`, `decimal.Decimal('1.5')`,
     a datetime's time zone as an eighth argument `datetime.timezone(datetime.timedelta(..))`,
-    `fractions.Fraction(1, 3)`, `pathlib.PurePosixPath('a/b')`). No other name, attribute,
+    `fractions.Fraction(1, 3)`, `pathlib.PurePosixPath('a/b')`, `re.compile('a+', 2)` with
+    flags among ARG_REGEX_FLAGS). No other name, attribute,
     call, operator, lambda or comprehension."""
     _compile, only_ast = compile, ast.PyCF_ONLY_AST
     _type, _len, _str, _float, _int, _zip, _getattr = type, len, str, float, int, zip, getattr
@@ -87,6 +95,7 @@ def make_arg_eval():
     names = {n: getattr(builtins, n) for n in ARG_BUILTINS}
     ops = {n: getattr(operator, n) for n in ARG_OPERATORS}
     constructors = dict(ARG_CONSTRUCTORS)
+    regex_compile, regex_flags = re.compile, _int(ARG_REGEX_FLAGS)
 
     def bad(node):
         where = ""
@@ -118,6 +127,8 @@ def make_arg_eval():
             if _type(v) is not t:
                 bad(a)
             _append(args, v)
+        if make is regex_compile and _len(args) == 2 and args[1] & ~regex_flags:
+            bad(node.args[1])
         return make(*args)
 
     def call(node):
@@ -204,7 +215,7 @@ def make_arg_writer():
     over `cap` characters. Built from references captured now (before user code runs); it
     runs no method of `x` but those of the exact builtin and standard types above (`repr` of
     str, bytes, int and float; `str` of a Decimal; `utcoffset` and `tzname` of a
-    `datetime.timezone`)."""
+    `datetime.timezone`; the `pattern` and `flags` of a compiled regular expression)."""
     _type, _len, _id, _list = type, len, id, list
     _repr, _str, _float_repr, _int_repr = builtins.repr, str, float.__repr__, int.__repr__
     _str_repr, _bytes_repr = str.__repr__, bytes.__repr__
@@ -217,6 +228,9 @@ def make_arg_writer():
     TZ_NAME = datetime.timezone.tzname
     T_DEC, T_FRAC, T_PPP = decimal.Decimal, fractions.Fraction, pathlib.PurePosixPath
     _dec_str, _ppp_str = decimal.Decimal.__str__, pathlib.PurePosixPath.__str__
+    T_PATTERN = re.Pattern
+    _pattern_of, _flags_of = re.Pattern.pattern.__get__, re.Pattern.flags.__get__
+    REGEX_FLAGS, UNICODE = int(ARG_REGEX_FLAGS), int(re.UNICODE)
     _join, _append = ", ".join, list.append
     INF = float("inf")
     names = {}
@@ -349,6 +363,15 @@ def make_arg_writer():
             s = "fractions.Fraction" + ints(x.numerator, x.denominator)
         elif t is T_PPP:
             s = "pathlib.PurePosixPath(" + _str_repr(_ppp_str(x)) + ")"
+        elif t is T_PATTERN:
+            pattern, flags = _pattern_of(x), _flags_of(x)
+            if _type(pattern) is not T_STR or flags & ~REGEX_FLAGS:
+                return None
+            if _len(pattern) > budget[0]:
+                raise Over
+            # A str pattern is UNICODE unless ASCII: that flag alone is the default.
+            s = "re.compile(" + _str_repr(pattern) + (
+                ")" if flags == UNICODE else ", " + _int_repr(flags) + ")")
         else:
             known = names.get(_id(x))
             if known is None or known[0] is not x:

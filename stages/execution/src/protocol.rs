@@ -52,12 +52,14 @@ pub struct Call {
     ///   `floordiv`, `ge`, `getitem`, `gt`, `invert`, `le`, `lt`, `mod`, `mul`, `ne`, `neg`,
     ///   `not_`, `or_`, `pos`, `pow`, `sub`, `truediv`, `truth`, `xor` (the attribute only:
     ///   no call such as `operator.itemgetter(0)`);
-    /// - these standard constructors, with int (or, for the last two, str) literals as
+    /// - these standard constructors, with int (or, for decimals, paths and patterns, str) literals as
     ///   positional arguments and no keyword: `datetime.datetime(Y, M, D[, h, m, s, us[,
     ///   TZ]])` where TZ is `datetime.timezone(datetime.timedelta(days, seconds, us))`,
     ///   `datetime.date(Y, M, D)`, `datetime.time([h, m, s, us])`,
     ///   `datetime.timedelta([days, seconds, us])`, TZ alone, `fractions.Fraction(N, D)`,
-    ///   `decimal.Decimal(S)`, `pathlib.PurePosixPath(S)` (`ARG_CONSTRUCTORS`).
+    ///   `decimal.Decimal(S)`, `pathlib.PurePosixPath(S)`, and `re.compile(S[, F])`, a
+    ///   compiled str pattern whose flags F are among IGNORECASE, MULTILINE, DOTALL,
+    ///   UNICODE, VERBOSE and ASCII (`ARG_CONSTRUCTORS`, `ARG_REGEX_FLAGS`).
     ///
     /// Nothing else: no other name, attribute or call, no operator but the signs and
     /// complex literals, no `lambda`, no comprehension. Text outside this grammar (or

@@ -44,10 +44,14 @@ pub enum StdType {
     Decimal,
     Fraction,
     PurePosixPath,
+    /// A compiled regular expression of a str pattern, `re.compile('(\d+)', 2)`: the
+    /// pattern and, when not the default, its flags (among the worker's
+    /// `ARG_REGEX_FLAGS`).
+    Pattern,
 }
 
 impl StdType {
-    pub const ALL: [StdType; 8] = [
+    pub const ALL: [StdType; 9] = [
         StdType::DateTime,
         StdType::Date,
         StdType::Time,
@@ -56,6 +60,7 @@ impl StdType {
         StdType::Decimal,
         StdType::Fraction,
         StdType::PurePosixPath,
+        StdType::Pattern,
     ];
 
     /// The constructor's name as a literal writes it, `module.Name`.
@@ -69,6 +74,7 @@ impl StdType {
             StdType::Decimal => "decimal.Decimal",
             StdType::Fraction => "fractions.Fraction",
             StdType::PurePosixPath => "pathlib.PurePosixPath",
+            StdType::Pattern => "re.compile",
         }
     }
 
@@ -85,16 +91,23 @@ impl StdType {
             StdType::TimeDelta => (0, 3),
             StdType::TimeZone | StdType::Decimal | StdType::PurePosixPath => (1, 1),
             StdType::Fraction => (2, 2),
+            StdType::Pattern => (1, 2),
         }
     }
 
     /// Whether `arg` may be argument `at` (from 0): an int, one string (a decimal's, a
-    /// path's), a time zone (a datetime's eighth) or a duration (a time zone's offset).
+    /// path's, a pattern's), a time zone (a datetime's eighth) or a duration (a time
+    /// zone's offset).
     fn accepts_at(self, at: usize, arg: &PyVal) -> bool {
         match (self, at) {
             (StdType::DateTime, 7) => matches!(arg, PyVal::Std(StdType::TimeZone, _)),
             (StdType::TimeZone, _) => matches!(arg, PyVal::Std(StdType::TimeDelta, _)),
-            (StdType::Decimal | StdType::PurePosixPath, _) => matches!(arg, PyVal::Str(_)),
+            (StdType::Decimal | StdType::PurePosixPath | StdType::Pattern, 0) => {
+                matches!(arg, PyVal::Str(_))
+            }
+            (StdType::Pattern, _) => {
+                matches!(arg, PyVal::Int(f) if *f >= 0 && *f & !REGEX_FLAGS == 0)
+            }
             _ => matches!(arg, PyVal::Int(_)),
         }
     }
@@ -114,6 +127,10 @@ impl StdType {
             })
     }
 }
+
+/// The flags a pattern may be compiled with: the worker's `ARG_REGEX_FLAGS` (IGNORECASE 2,
+/// MULTILINE 8, DOTALL 16, UNICODE 32, VERBOSE 64, ASCII 256).
+pub const REGEX_FLAGS: i128 = 2 | 8 | 16 | 32 | 64 | 256;
 
 /// The names a case may pass as a value, as the worker reads and writes them: its
 /// `ARG_BUILTINS` by bare name and its `ARG_OPERATORS` as `operator.NAME`
@@ -449,6 +466,18 @@ mod tests {
             PyVal::Std(StdType::Decimal, vec![PyVal::Str("-1.5".into())]).literal(),
             "decimal.Decimal(\"-1.5\")"
         );
+        let rx = |args: Vec<PyVal>| PyVal::Std(StdType::Pattern, args);
+        assert_eq!(
+            rx(vec![PyVal::Str(r"(\d+)".into()), PyVal::Int(2)]).literal(),
+            r#"re.compile("(\\d+)", 2)"#
+        );
+        assert!(StdType::Pattern.accepts(&[PyVal::Str("a".into())]));
+        assert!(StdType::Pattern.accepts(&[PyVal::Str("a".into()), PyVal::Int(2 | 8)]));
+        // re.DEBUG (128) prints; a bytes pattern is not written.
+        assert!(!StdType::Pattern.accepts(&[PyVal::Str("a".into()), PyVal::Int(128)]));
+        assert!(!StdType::Pattern.accepts(&[PyVal::Bytes(b"a".to_vec())]));
+        // The worker's ARG_REGEX_FLAGS (its tests check the same number).
+        assert_eq!(REGEX_FLAGS, 378);
         assert_eq!(
             PyVal::Std(StdType::Time, vec![]).literal(),
             "datetime.time()"

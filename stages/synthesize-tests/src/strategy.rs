@@ -708,7 +708,82 @@ fn std_strategy(t: StdType, pool: &Pool) -> BoxedStrategy<PyVal> {
                 })
                 .boxed()
         }
+        StdType::Pattern => pattern_strategy(pool),
     }
+}
+
+/// Pieces of regular expressions as code writes them: classes, groups, alternatives,
+/// optional and repeated parts. Each is a valid pattern on its own, and so is any
+/// concatenation of them (no named group: two of one name are an error; the edges have
+/// one).
+const REGEX_PIECES: &[&str] = &[
+    r"\d+",
+    r"\w+",
+    r"\s*",
+    r"[a-z]+",
+    r"[A-Z]",
+    r"[0-9a-fA-F]+",
+    r".",
+    r".*",
+    r"(\d+)",
+    r"(\w+)",
+    r"(a|b)",
+    r"x?",
+    r"[-_.]",
+    r"=",
+    r"/",
+];
+
+/// `text` as a pattern matching exactly it: every character that is special to `re`
+/// (or to a VERBOSE pattern: white space, `#`) behind a backslash, as `re.escape` does.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\r' => out.push_str(r"\r"),
+            '\x0b' => out.push_str(r"\x0b"),
+            '\x0c' => out.push_str(r"\x0c"),
+            _ => {
+                if "()[]{}?*+-|^$\\.&~# ".contains(c) {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Compiled regular expressions: one to three pieces of [`REGEX_PIECES`] or of the
+/// function's string constants (escaped: code often matches its own words), anchored now
+/// and then; mostly of the default flags, sometimes ignoring case or multiline.
+fn pattern_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
+    let mut pieces: Vec<String> = REGEX_PIECES.iter().map(|p| (*p).to_string()).collect();
+    pieces.extend(
+        pool.strs
+            .iter()
+            .filter(|s| !s.is_empty() && s.chars().count() <= 20)
+            .map(|s| regex_escape(s)),
+    );
+    (
+        proptest::collection::vec(proptest::sample::select(pieces), 1..4),
+        0u8..4,
+        prop_oneof![6 => Just(None), 1 => Just(Some(2i128)), 1 => Just(Some(8i128))],
+    )
+        .prop_map(|(parts, anchors, flags)| {
+            let body = parts.concat();
+            let text = match anchors {
+                1 => format!("^{body}"),
+                2 => format!("^{body}$"),
+                _ => body,
+            };
+            let mut args = vec![PyVal::Str(text)];
+            args.extend(flags.map(PyVal::Int));
+            PyVal::Std(StdType::Pattern, args)
+        })
+        .boxed()
 }
 
 /// The decimal text of `n / 10**places` (`-12.5` from -125 and 1).
@@ -755,6 +830,7 @@ fn std_typical(t: StdType) -> PyVal {
         StdType::Decimal => vec![PyVal::Str("1.50".into())],
         StdType::Fraction => ints(&[1, 3]),
         StdType::PurePosixPath => vec![PyVal::Str("a/b.txt".into())],
+        StdType::Pattern => vec![PyVal::Str(r"\w+".into())],
     };
     PyVal::Std(t, args)
 }
@@ -817,6 +893,17 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             "dir/",
             "a b/c.d.e",
         ]),
+        StdType::Pattern => {
+            let mut out: Vec<Vec<PyVal>> = strs(&[
+                "",
+                ".*",
+                r"^(\d+)$",
+                r"(?P<key>\w+)=(?P<value>\w*)",
+                r"\s+",
+            ]);
+            out.push(vec![PyVal::Str("a".into()), PyVal::Int(2)]);
+            out
+        }
     };
     let mut out: Vec<PyVal> = args.into_iter().map(|a| PyVal::Std(t, a)).collect();
     // Aware datetimes: in UTC, east and west of it.
@@ -1172,6 +1259,39 @@ mod tests {
             Config::default(),
             TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
         )
+    }
+
+    /// Every pattern drawn compiles in Python, of the function's own odd constants too.
+    #[test]
+    fn patterns_compile() {
+        let pool = Pool {
+            strs: vec!["a.b".into(), "(x".into(), "[".into(), "\\".into(), "a b#c\n".into()],
+            ..Pool::default()
+        };
+        let mut r = runner();
+        let s = strategy(&Ty::Std(StdType::Pattern), &pool, 0);
+        let mut lits: Vec<String> = (0..300)
+            .map(|_| s.new_tree(&mut r).unwrap().current().literal())
+            .collect();
+        lits.extend(edge_list(&Ty::Std(StdType::Pattern), &pool).iter().map(PyVal::literal));
+        let program = "import re, sys\nfor line in sys.stdin:\n    eval(line, {'re': re})\n";
+        let child = std::process::Command::new("python3")
+            .args(["-c", program])
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else {
+            eprintln!("SKIP patterns_compile: no python3 to compile the patterns with");
+            return;
+        };
+        {
+            use std::io::Write as _;
+            let mut stdin = child.stdin.take().unwrap();
+            writeln!(stdin, "{}", lits.join("\n")).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(lits.iter().any(|l| l.contains(r"\(x")), "constants escaped: {lits:?}");
     }
 
     #[test]

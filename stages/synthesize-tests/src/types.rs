@@ -438,6 +438,8 @@ fn named(name: &str, args: Vec<Ty>) -> Ty {
         // Pure path operations only: a function that touches the file system is not a
         // candidate (classify), so the pure flavour stands for `Path` too.
         "PurePosixPath" | "PurePath" | "Path" | "PosixPath" => Ty::Std(StdType::PurePosixPath),
+        // `re.Pattern`, `typing.Pattern[str]`: a compiled str pattern.
+        "Pattern" => Ty::Std(StdType::Pattern),
         "Annotated" | "Final" | "ClassVar" | "Required" | "NotRequired" => *arg(&args, 0),
         // Type variables (`T`, `KT`) and `TypeVar`-like names stand for anything.
         n if n.len() <= 2 && n.chars().all(|c| c.is_ascii_uppercase()) => Ty::Any,
@@ -573,9 +575,10 @@ mod tests {
         );
         assert_eq!(parse_annotation("Callable[[int, str], bool]"), Ty::Callable);
         assert_eq!(
-            parse_annotation("re.Pattern"),
-            Ty::Unsupported("Pattern".into())
+            parse_annotation("re.Pattern[str]"),
+            Ty::Std(StdType::Pattern)
         );
+        assert_eq!(parse_annotation("re.Match"), Ty::Unsupported("Match".into()));
         assert_eq!(parse_annotation("T"), Ty::Any);
         assert_eq!(
             parse_annotation("Optional[datetime.date]"),

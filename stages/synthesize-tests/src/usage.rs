@@ -238,6 +238,18 @@ const SET_METHODS: &[&str] = &[
     "symmetric_difference",
     "isdisjoint",
 ];
+/// Methods and attributes of a compiled regular expression that no builtin type has.
+const PATTERN_ATTRS: &[&str] = &[
+    "match",
+    "fullmatch",
+    "search",
+    "finditer",
+    "findall",
+    "sub",
+    "subn",
+    "groupindex",
+    "pattern",
+];
 /// What the `%` conversions of a format string ask of a single argument: a number when
 /// every conversion is numeric (`%d`, `%i`, `%x`, `%f`, ...), `None` otherwise (`%s`, `%r`
 /// take anything; several conversions take a tuple).
@@ -691,6 +703,8 @@ impl Walk<'_, '_> {
             e.vote(Kind::Dict, 3);
         } else if SET_METHODS.contains(&a) {
             e.vote(Kind::Set, 3);
+        } else if PATTERN_ATTRS.contains(&a) {
+            e.vote(Kind::Std(StdType::Pattern), 3);
         } else if a == "bit_length" || a == "to_bytes" {
             e.vote(Kind::Int, 3);
         } else if a == "is_integer" {
@@ -904,6 +918,7 @@ fn kind_of_type_name(name: &str) -> Option<Kind> {
         "Decimal" => Kind::Std(StdType::Decimal),
         "Fraction" => Kind::Std(StdType::Fraction),
         "PurePath" | "PurePosixPath" | "Path" => Kind::Std(StdType::PurePosixPath),
+        "Pattern" => Kind::Std(StdType::Pattern),
         _ => return None,
     })
 }
@@ -941,6 +956,18 @@ mod tests {
         assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
         assert!(a.constants.ints.contains(&1));
         assert!(a.docstring_end.is_some());
+    }
+
+    #[test]
+    fn regex_methods_point_to_a_compiled_pattern() {
+        let a = analyze(
+            "def f(rx, rules, s):\n    for r in rules:\n        if r.fullmatch(s):\n            return 1\n    return rx.sub('', s.strip())\n",
+            &params(&["rx", "rules", "s"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["rx"].ty(), Some(Ty::Std(StdType::Pattern)));
+        assert_eq!(a.items("rules").and_then(Evidence::ty), Some(Ty::Std(StdType::Pattern)));
+        assert_eq!(a.evidence["s"].ty(), Some(Ty::Str));
     }
 
     #[test]

@@ -6,6 +6,7 @@ import decimal
 import fractions
 import operator
 import pathlib
+import re
 
 import pytest
 from test_runner import pytest_request
@@ -200,6 +201,8 @@ VALUES = [
     datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
     datetime.datetime(2024, 3, 1, 2, 3, 4, 5, tzinfo=datetime.timezone(-datetime.timedelta(hours=5))),
     datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
+    re.compile(r"(\d+)-[a-z]*$"), re.compile("x y", re.IGNORECASE | re.VERBOSE),
+    re.compile("a", re.ASCII),
 ]
 
 
@@ -231,7 +234,8 @@ class Sub(int):
 @pytest.mark.parametrize("v", [object(), Sub(1), pathlib.Path("/x"), complex(float("nan"), 1),
                                datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(
                                    datetime.timedelta(hours=1), "CET")),
-                               lambda: 1, print, "x" * 3000, [[]] * 2000])
+                               lambda: 1, print, "x" * 3000, [[]] * 2000, re.compile(b"a"),
+                               re.compile("a", re.DEBUG)])
 def test_writer_refuses(mods, v):
     assert mods.values.make_arg_writer()([v], 2048) is None
 
@@ -251,7 +255,15 @@ def test_recursive_refused(mods):
     "[datetime.datetime(2024, 1, 1, datetime.timedelta(1))]",
     "[datetime.timezone(datetime.timedelta(2))]",
     "[datetime.datetime(2024, 1, 1, 0, 0, 0, 0, datetime.timezone.utc)]",
+    "[re.compile('a', 128)]", "[re.compile(b'a')]", "[re.compile('(')]", "[re.compile(1)]",
+    "[re.compile('a', re.I)]", "[re.match('a', 'a')]",
 ])
 def test_reader_refuses(mods, text):
-    with pytest.raises((ValueError, ArithmeticError)):
+    with pytest.raises((ValueError, ArithmeticError, re.error)):
         mods.values.make_arg_eval()(text)
+
+
+def test_regex_flags(mods):
+    # synthesize-tests' REGEX_FLAGS (pyval.rs) is this number too.
+    assert int(mods.values.ARG_REGEX_FLAGS) == 378
+    assert not mods.values.ARG_REGEX_FLAGS & (re.DEBUG | re.LOCALE)
