@@ -894,13 +894,8 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
             "a b/c.d.e",
         ]),
         StdType::Pattern => {
-            let mut out: Vec<Vec<PyVal>> = strs(&[
-                "",
-                ".*",
-                r"^(\d+)$",
-                r"(?P<key>\w+)=(?P<value>\w*)",
-                r"\s+",
-            ]);
+            let mut out: Vec<Vec<PyVal>> =
+                strs(&["", ".*", r"^(\d+)$", r"(?P<key>\w+)=(?P<value>\w*)", r"\s+"]);
             out.push(vec![PyVal::Str("a".into()), PyVal::Int(2)]);
             out
         }
@@ -1265,7 +1260,13 @@ mod tests {
     #[test]
     fn patterns_compile() {
         let pool = Pool {
-            strs: vec!["a.b".into(), "(x".into(), "[".into(), "\\".into(), "a b#c\n".into()],
+            strs: vec![
+                "a.b".into(),
+                "(x".into(),
+                "[".into(),
+                "\\".into(),
+                "a b#c\n".into(),
+            ],
             ..Pool::default()
         };
         let mut r = runner();
@@ -1273,7 +1274,11 @@ mod tests {
         let mut lits: Vec<String> = (0..300)
             .map(|_| s.new_tree(&mut r).unwrap().current().literal())
             .collect();
-        lits.extend(edge_list(&Ty::Std(StdType::Pattern), &pool).iter().map(PyVal::literal));
+        lits.extend(
+            edge_list(&Ty::Std(StdType::Pattern), &pool)
+                .iter()
+                .map(PyVal::literal),
+        );
         let program = "import re, sys\nfor line in sys.stdin:\n    eval(line, {'re': re})\n";
         let child = std::process::Command::new("python3")
             .args(["-c", program])
@@ -1290,8 +1295,15 @@ mod tests {
             writeln!(stdin, "{}", lits.join("\n")).unwrap();
         }
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(lits.iter().any(|l| l.contains(r"\(x")), "constants escaped: {lits:?}");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            lits.iter().any(|l| l.contains(r"\(x")),
+            "constants escaped: {lits:?}"
+        );
     }
 
     #[test]

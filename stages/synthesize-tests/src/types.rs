@@ -578,7 +578,10 @@ mod tests {
             parse_annotation("re.Pattern[str]"),
             Ty::Std(StdType::Pattern)
         );
-        assert_eq!(parse_annotation("re.Match"), Ty::Unsupported("Match".into()));
+        assert_eq!(
+            parse_annotation("re.Match"),
+            Ty::Unsupported("Match".into())
+        );
         assert_eq!(parse_annotation("T"), Ty::Any);
         assert_eq!(
             parse_annotation("Optional[datetime.date]"),

@@ -966,7 +966,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.evidence["rx"].ty(), Some(Ty::Std(StdType::Pattern)));
-        assert_eq!(a.items("rules").and_then(Evidence::ty), Some(Ty::Std(StdType::Pattern)));
+        assert_eq!(
+            a.items("rules").and_then(Evidence::ty),
+            Some(Ty::Std(StdType::Pattern))
+        );
         assert_eq!(a.evidence["s"].ty(), Some(Ty::Str));
     }
 
