@@ -43,7 +43,19 @@ pub struct Pool {
     pub floats: Vec<f64>,
     pub strs: Vec<String>,
     pub bytes: Vec<Vec<u8>>,
+    /// The function asks about characters' Unicode properties (`unicodedata`): its text
+    /// is drawn with many more characters of odd classes (wide, combining, unnamed,
+    /// zero-width), and often one character alone.
+    pub unicode: bool,
 }
+
+/// Characters of the Unicode classes code branches on: accented and other scripts, wide and
+/// full-width (`east_asian_width` W and F), combining marks, zero-width ones, a control
+/// and an unassigned code point (no name), an emoji.
+const ODD_CHARS: &[char] = &[
+    'é', 'ß', 'Ω', '漢', '😀', '\u{0}', '\u{301}', 'Ａ', 'ｶ', '\u{3000}', '\u{200b}', '\u{200d}',
+    '\u{308}', '\u{1b}', '\u{378}', 'ـ', '\u{fe0f}', 'ㄱ',
+];
 
 impl Pool {
     /// The integer constants that could be lengths (1 to 64): text and bytes of exactly
@@ -72,6 +84,7 @@ impl Pool {
             floats: c.floats.iter().copied().take(16).collect(),
             strs: c.strs.iter().take(32).cloned().collect(),
             bytes: c.bytes.iter().take(16).cloned().collect(),
+            unicode: false,
         }
     }
 }
@@ -124,8 +137,13 @@ fn char_strategy(pool: &Pool) -> BoxedStrategy<char> {
             .boxed(),
         ),
         (
-            1,
-            proptest::sample::select(vec!['é', 'ß', 'Ω', '漢', '😀', '\u{0}', '\u{301}']).boxed(),
+            if pool.unicode { 8 } else { 1 },
+            proptest::sample::select(if pool.unicode {
+                ODD_CHARS
+            } else {
+                &ODD_CHARS[..7]
+            })
+            .boxed(),
         ),
     ];
     let from_pool: Vec<char> = pool.strs.iter().flat_map(|s| s.chars()).take(64).collect();
@@ -309,6 +327,9 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
         .prop_map(|cs| cs.into_iter().collect::<String>())
         .boxed();
     let mut arms = vec![(3, chars), (2, shaped_str())];
+    if pool.unicode {
+        arms.push((3, char_strategy(pool).prop_map(String::from).boxed()));
+    }
     // Lengths the function checks for (`len(x) != 12`): text of exactly that many characters.
     let lengths = pool.lengths();
     if !lengths.is_empty() {
@@ -1254,6 +1275,27 @@ mod tests {
             Config::default(),
             TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
         )
+    }
+
+    /// Code that asks `unicodedata` gets single characters of the odd classes often.
+    #[test]
+    fn unicode_code_gets_odd_characters() {
+        let count = |unicode: bool| {
+            let pool = Pool {
+                unicode,
+                ..Pool::default()
+            };
+            let s = strategy(&Ty::Str, &pool, 0);
+            let mut r = runner();
+            (0..400)
+                .filter(|_| {
+                    matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(t)
+                        if t.chars().count() == 1 && ODD_CHARS[7..].contains(&t.chars().next().unwrap()))
+                })
+                .count()
+        };
+        assert_eq!(count(false), 0);
+        assert!(count(true) >= 8, "{}", count(true));
     }
 
     /// Every pattern drawn compiles in Python, of the function's own odd constants too.

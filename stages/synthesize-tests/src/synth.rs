@@ -420,7 +420,8 @@ pub fn synthesize(
         .iter()
         .filter_map(|e| crate::search::Input::from_example(&params, e))
         .collect();
-    let pool = Pool::from_constants(&constants);
+    let mut pool = Pool::from_constants(&constants);
+    pool.unicode = text.contains("unicodedata");
     let seed_key = match opts.seed {
         0 => f.function_id.clone(),
         n => format!("{}/{n}", f.function_id),

@@ -667,6 +667,14 @@ impl Walk<'_, '_> {
                     }
                 }
             }
+            // `unicodedata.name(ch)`, `.category(ch)`: a character.
+            name if name.starts_with("unicodedata.") => {
+                for a in args.iter().take(1) {
+                    if let Some(p) = self.param(*a) {
+                        self.ev(&p).vote(Kind::Str, 2);
+                    }
+                }
+            }
             name if name.starts_with("math.") => {
                 for a in &args {
                     if let Some(p) = self.param(*a) {
@@ -956,6 +964,16 @@ mod tests {
         assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
         assert!(a.constants.ints.contains(&1));
         assert!(a.docstring_end.is_some());
+    }
+
+    #[test]
+    fn unicodedata_takes_characters() {
+        let a = analyze(
+            "def f(ucs):\n    try:\n        return bool(unicodedata.name(ucs))\n    except ValueError:\n        return False\n",
+            &params(&["ucs"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["ucs"].ty(), Some(Ty::Str));
     }
 
     #[test]
