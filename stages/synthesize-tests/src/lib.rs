@@ -30,6 +30,7 @@ pub mod exec;
 pub mod literal;
 pub mod observed;
 pub mod pyval;
+pub mod regex_text;
 pub mod search;
 pub mod strategy;
 pub mod synth;
