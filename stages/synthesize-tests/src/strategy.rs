@@ -47,6 +47,10 @@ pub struct Pool {
     /// is drawn with many more characters of odd classes (wide, combining, unnamed,
     /// zero-width), and often one character alone.
     pub unicode: bool,
+    /// The regular expressions the function matches its text against, parsed: text that
+    /// matches them, alone or inside other text, is drawn (those that do not parse are
+    /// left out).
+    pub regexes: Vec<regex_syntax::hir::Hir>,
 }
 
 /// Characters of the Unicode classes code branches on: accented and other scripts, wide and
@@ -87,6 +91,11 @@ impl Pool {
             strs: c.strs.iter().take(32).cloned().collect(),
             bytes: c.bytes.iter().take(16).cloned().collect(),
             unicode: false,
+            regexes: c
+                .regexes
+                .iter()
+                .filter_map(|r| crate::regex_text::parse(r))
+                .collect(),
         }
     }
 }
@@ -325,6 +334,28 @@ fn json_value(depth: u32, own: &[String]) -> BoxedStrategy<serde_json::Value> {
 }
 
 fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
+    let plain = plain_str_strategy(pool);
+    if pool.regexes.is_empty() {
+        return plain;
+    }
+    // Text of the function's own patterns: alone, followed by other text (what `match`
+    // accepts and `fullmatch` refuses), or after it (what `search` finds).
+    let matching = Union::new(pool.regexes.iter().map(crate::regex_text::strategy)).boxed();
+    Union::new_weighted(vec![
+        (5, plain.clone()),
+        (6, matching.clone()),
+        (
+            2,
+            (matching.clone(), plain.clone())
+                .prop_map(|(a, b)| a + &b)
+                .boxed(),
+        ),
+        (1, (plain, matching).prop_map(|(a, b)| a + &b).boxed()),
+    ])
+    .boxed()
+}
+
+fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
     let chars = proptest::collection::vec(char_strategy(pool), 0..12)
         .prop_map(|cs| cs.into_iter().collect::<String>())
         .boxed();
@@ -1100,6 +1131,11 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
             for s in pool.strs.iter().take(12) {
                 push(PyVal::Str(s.clone()));
             }
+            for h in pool.regexes.iter().take(4) {
+                for t in crate::regex_text::examples(h, 2) {
+                    push(PyVal::Str(t));
+                }
+            }
             // Records built with the function's own separators: `a=1;b=2` from `;` and `=`.
             let seps: Vec<&String> = pool
                 .strs
@@ -1461,6 +1497,43 @@ mod tests {
                 other => panic!("not a dict: {other:?}"),
             }
         }
+    }
+
+    /// A function's own pattern shapes many of its strings, and two of its edge values.
+    #[test]
+    fn patterns_shape_strings() {
+        let version = |t: &str| {
+            t.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && !b.is_empty()
+                    && (a.to_owned() + b).bytes().all(|c| c.is_ascii_digit())
+            })
+        };
+        let mut pool = Pool::default();
+        let s = strategy(&Ty::Str, &pool, 0);
+        let mut r = runner();
+        let plain = (0..200)
+            .filter(
+                |_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(t) if version(&t)),
+            )
+            .count();
+        pool.regexes = vec![crate::regex_text::parse(r"^(\d+)\.(\d+)\Z").expect("parses")];
+        let s = strategy(&Ty::Str, &pool, 0);
+        let shaped = (0..200)
+            .filter(
+                |_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(t) if version(&t)),
+            )
+            .count();
+        assert!(plain < 10 && shaped >= 50, "{plain} {shaped}");
+        let edges = edge_list(&Ty::Str, &pool);
+        assert_eq!(
+            edges
+                .iter()
+                .filter(|v| matches!(v, PyVal::Str(t) if version(t)))
+                .count(),
+            2,
+            "{edges:?}"
+        );
     }
 
     #[test]

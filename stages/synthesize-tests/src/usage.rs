@@ -119,6 +119,10 @@ pub struct Constants {
     pub floats: Vec<f64>,
     pub strs: Vec<String>,
     pub bytes: Vec<Vec<u8>>,
+    /// Regular expressions the function matches its text against (`re.match(r"\d+", s)`,
+    /// `re.compile(...)`), in Python's syntax, with the flags given beside them written
+    /// inline (`(?i)`): text that matches them is drawn ([`crate::regex_text`]).
+    pub regexes: Vec<String>,
 }
 
 impl Constants {
@@ -523,6 +527,64 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// `re.match(PATTERN, p)` and its kin: `p` is text, and a literal pattern (with the
+    /// flags passed beside it) joins the constants' regular expressions. (A compiled
+    /// pattern's methods say nothing more of their argument here: `tree.search(key)` has
+    /// the same name.)
+    fn regex_call(&mut self, fname: &str, args: &[Node<'_>]) {
+        let (module, method) = fname.rsplit_once('.').unwrap_or(("", fname));
+        let text_at = match method {
+            "match" | "fullmatch" | "search" | "findall" | "finditer" | "split" => Some(1),
+            "sub" | "subn" => Some(2),
+            "compile" => None,
+            _ => return,
+        };
+        if module != "re" {
+            return;
+        }
+        if let Some(p) = text_at
+            .and_then(|i| args.get(i))
+            .and_then(|a| self.param(*a))
+        {
+            self.ev(&p).vote(Kind::Str, 3);
+        }
+        let Some(PyVal::Str(pattern)) = args
+            .first()
+            .filter(|a| a.kind() != "keyword_argument")
+            .and_then(|a| value_of(strip_parens(*a), self.src))
+        else {
+            return;
+        };
+        let rest: String = args[1..]
+            .iter()
+            .map(|a| self.text(*a))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut flags = String::new();
+        for (letter, names) in [
+            ('i', ["re.I", "re.IGNORECASE"]),
+            ('x', ["re.X", "re.VERBOSE"]),
+            ('s', ["re.S", "re.DOTALL"]),
+            ('m', ["re.M", "re.MULTILINE"]),
+        ] {
+            if names.iter().any(|n| {
+                rest.match_indices(n).any(|(at, _)| {
+                    !rest[at + n.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            }) {
+                flags.push(letter);
+            }
+        }
+        let full = if flags.is_empty() {
+            pattern
+        } else {
+            format!("(?{flags}){pattern}")
+        };
+        if !self.a.constants.regexes.contains(&full) && self.a.constants.regexes.len() < 8 {
+            self.a.constants.regexes.push(full);
+        }
+    }
+
     fn call(&mut self, node: Node<'_>) {
         let Some(f) = node.child_by_field_name("function") else {
             return;
@@ -588,6 +650,7 @@ impl Walk<'_, '_> {
                 }
             }
         }
+        self.regex_call(&fname, &args);
         if BYTES_CALLS.contains(&fname.as_str()) {
             if let Some(p) = &first_param {
                 self.ev(p).vote(Kind::Bytes, 4);
@@ -989,6 +1052,28 @@ mod tests {
             Some(Ty::Std(StdType::Pattern))
         );
         assert_eq!(a.evidence["s"].ty(), Some(Ty::Str));
+    }
+
+    #[test]
+    fn regex_patterns_join_the_constants() {
+        let a = analyze(
+            "def f(s, t, n):\n    m = re.match(r'(\\d+)\\.(\\d+)', s, re.I | re.VERBOSE)\n    rx = re.compile('[a-z]+', flags=re.M)\n    u = re.sub('x', 'y', t)\n    v = re.search(n, 'abc', re.IGNORECASE_NOT)\n    return m, rx, u, v\n",
+            &params(&["s", "t", "n"]),
+        )
+        .unwrap();
+        assert_eq!(
+            a.constants.regexes,
+            vec![
+                r"(?ix)(\d+)\.(\d+)".to_string(),
+                "(?m)[a-z]+".into(),
+                "x".into()
+            ]
+        );
+        assert_eq!(a.evidence["s"].ty(), Some(Ty::Str));
+        assert_eq!(a.evidence["t"].ty(), Some(Ty::Str));
+        // A pattern that is a parameter is no literal: nothing joins, and it is no text
+        // argument.
+        assert_ne!(a.evidence.get("n").and_then(Evidence::ty), Some(Ty::Str));
     }
 
     #[test]
