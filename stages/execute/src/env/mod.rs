@@ -46,8 +46,11 @@ use sha2::{Digest as _, Sha256};
 pub const TOOLS_REQUIREMENTS: &str = include_str!("../../../../pipelines/requirements-tools.txt");
 
 /// Bump when the layout of an environment changes: every key changes with it (2: packages
-/// without a wheel are copied in from their sdists, so earlier failures are tried again).
-const ENV_FORMAT: u32 = 2;
+/// without a wheel are copied in from their sdists; 3: a pin to a version the index does
+/// not have is relaxed; each time, earlier failures are tried again).
+const ENV_FORMAT: u32 = 3;
+/// The most pins of one environment relaxed ([`missing_pins`]).
+const MAX_RELAXED: usize = 8;
 /// The most packages of one environment installed from their sdists' files.
 const MAX_UNPACKED: usize = 8;
 /// The largest sdist of a dependency that is fetched.
@@ -558,10 +561,39 @@ impl Envs {
         // Packages that have no wheel: their sdists' files are copied in (never built),
         // then the install is tried again (see [`sdist`]).
         let mut unpacked: Vec<String> = Vec::new();
+        let mut relaxed = 0;
         loop {
             let Err(InstallFailed(message)) = run(install()) else {
                 return Ok(());
             };
+            // A repository's pin to a version its index does not have (a test requirements
+            // file pinned to a release newer than the index's copy, or one taken down): the
+            // newest version up to it stands in, as the project's tests were meant to run
+            // with about that version.
+            let missing = missing_pins(&message);
+            let mut changed = false;
+            for (name, version) in &missing {
+                for line in &mut all {
+                    let pin = format!("=={version}");
+                    if requirements::requirement_name(line).is_some_and(|n| {
+                        requirements::normalize(n) == requirements::normalize(name)
+                    }) && line.contains(&pin)
+                        && relaxed < MAX_RELAXED
+                    {
+                        let was = line.clone();
+                        *line = line.replacen(&pin, &format!("<={version}"), 1);
+                        append_log(&log, &format!("freshbench: the index has no {name}=={version}: `{was}` relaxed to `{line}`"));
+                        tracing::info!(package = %name, version = %version, "a pin the index cannot satisfy: relaxed to the newest version up to it");
+                        relaxed += 1;
+                        changed = true;
+                    }
+                }
+            }
+            if changed {
+                std::fs::write(&reqs_file, all.join("\n") + "\n")
+                    .map_err(|e| format!("cannot write {}: {e}", reqs_file.display()))?;
+                continue;
+            }
             let Some(index) = self
                 .cfg
                 .sdist_index
@@ -652,6 +684,29 @@ impl Envs {
 }
 
 /// The `site-packages` folder of the environment at `dir` (`lib/python3.X/site-packages`).
+/// The exact pins uv says no version satisfies, from its message for a failed install
+/// (`there is no version of certifi==2026.10.23`, `only certifi<=2026.8.1 is available and
+/// you require certifi==2026.10.23`): name and version, in order, without duplicates.
+pub fn missing_pins(message: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut take = |word: &str| {
+        let word = word.trim_end_matches([',', '.', ':', ';', ')']);
+        if let Some((name, version)) = word.split_once("==") {
+            let ok = |s: &str| !s.is_empty() && !s.contains(['=', '<', '>', '!', '~', '*']);
+            if ok(name) && ok(version) && !found.iter().any(|(n, v)| n == name && v == version) {
+                found.push((name.to_string(), version.to_string()));
+            }
+        }
+    };
+    for part in message.split("there is no version of ").skip(1) {
+        take(part.split_whitespace().next().unwrap_or(""));
+    }
+    for part in message.split(" is available and you require ").skip(1) {
+        take(part.split_whitespace().next().unwrap_or(""));
+    }
+    found
+}
+
 fn site_packages(dir: &Path) -> Option<PathBuf> {
     std::fs::read_dir(dir.join("lib"))
         .ok()?
@@ -865,4 +920,29 @@ pub fn find_uv() -> Option<PathBuf> {
 /// working directory ([`schemas::cli::cache_root`], the same rule in every stage).
 pub fn default_cache_dir() -> PathBuf {
     schemas::cli::cache_root()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_pins_no_version_satisfies() {
+        // uv 0.13's messages, the first as seen for a real project's test requirements.
+        let seen = [
+            ("error: No solution found when resolving dependencies\n  cause: Because there is no version of certifi==2026.10.23 and you require certifi==2026.10.23, we can conclude that your requirements are unsatisfiable.", vec![("certifi", "2026.10.23")]),
+            ("  cause: Because only Foo.Bar<=1.2 is available and you require Foo.Bar==1.4, we can conclude", vec![("Foo.Bar", "1.4")]),
+            ("  cause: Because there is no version of a==1 and b==2 depends on a==1, b==2 cannot be used.\n  And because there is no version of c==3.0.post1, ...", vec![("a", "1"), ("c", "3.0.post1")]),
+            // A range is no pin to relax, and a missing wheel is another failure.
+            ("  cause: Because there is no version of d>=9 and you require d>=9, we can conclude", vec![]),
+            ("  cause: Because docopt==0.6.2 has no usable wheels and you require docopt==0.6.2", vec![]),
+        ];
+        for (message, pins) in seen {
+            let want: Vec<(String, String)> = pins
+                .iter()
+                .map(|(n, v)| ((*n).to_string(), (*v).to_string()))
+                .collect();
+            assert_eq!(missing_pins(message), want, "{message}");
+        }
+    }
 }
