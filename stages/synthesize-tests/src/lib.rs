@@ -32,6 +32,7 @@ pub mod observed;
 pub mod pyval;
 pub mod regex_text;
 pub mod search;
+pub mod shapes;
 pub mod strategy;
 pub mod synth;
 pub mod task;

@@ -252,6 +252,13 @@ fn date_str() -> BoxedStrategy<String> {
 /// Text of one shape, now and then any text (the parse failing is behaviour too).
 fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
     let shaped = match shape {
+        Shape::Percent
+        | Shape::Url
+        | Shape::Html
+        | Shape::Base64
+        | Shape::Hex
+        | Shape::Ip
+        | Shape::Uuid => crate::shapes::strategy(shape).unwrap_or_else(|| str_strategy(pool)),
         Shape::Json => json_value(3, &pool.strs)
             .prop_map(|v| v.to_string())
             .boxed(),
@@ -1001,6 +1008,13 @@ pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
         Ty::Text(Shape::Json) => PyVal::Str("{\"a\": {\"b\": [1, 2]}}".into()),
         Ty::Text(Shape::Number) => PyVal::Str("42".into()),
         Ty::Text(Shape::Date) => PyVal::Str("2024-02-29".into()),
+        Ty::Text(other) => PyVal::Str(
+            crate::shapes::edges(*other)
+                .first()
+                .copied()
+                .unwrap_or("")
+                .into(),
+        ),
         Ty::Bytes => PyVal::Bytes(b"abc".to_vec()),
         Ty::List(t) | Ty::Iterable(t) => PyVal::List(typical_items(t, pool)),
         Ty::TupleOf(t) => PyVal::Tuple(typical_items(t, pool)),
@@ -1172,6 +1186,7 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
                     "2024-02-30",
                     "today",
                 ],
+                other => crate::shapes::edges(*other),
             };
             for s in own {
                 push(PyVal::Str((*s).into()));

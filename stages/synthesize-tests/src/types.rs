@@ -10,6 +10,42 @@ pub enum Shape {
     Json,
     Number,
     Date,
+    /// Percent-encoded text (`unquote`, `parse_qs`).
+    Percent,
+    /// A URL or a relative reference (`urlsplit`, `urlparse`).
+    Url,
+    /// Text with HTML character references (`html.unescape`).
+    Html,
+    /// Base64 (`b64decode`, `urlsafe_b64decode`).
+    Base64,
+    /// Hexadecimal digits (`bytes.fromhex`, `unhexlify`).
+    Hex,
+    /// An IPv4 or IPv6 address or network (`ipaddress.ip_address`).
+    Ip,
+    /// A UUID's text (`uuid.UUID(x)`).
+    Uuid,
+}
+
+impl Shape {
+    /// The shape of text a standard-library decoder takes as its first argument, from the
+    /// call's name as written (`urllib.parse.unquote`, `unquote`, `base64.b64decode`).
+    pub fn of_decoder(fname: &str) -> Option<Shape> {
+        let short = fname.rsplit('.').next().unwrap_or(fname);
+        Some(match short {
+            "unquote" | "unquote_plus" | "unquote_to_bytes" | "parse_qs" | "parse_qsl" => {
+                Shape::Percent
+            }
+            "urlparse" | "urlsplit" | "urldefrag" | "urljoin" => Shape::Url,
+            "unescape" if !fname.contains("saxutils") || fname.starts_with("html") => Shape::Html,
+            "b64decode" | "urlsafe_b64decode" | "standard_b64decode" | "decodebytes"
+            | "a2b_base64" => Shape::Base64,
+            "fromhex" | "unhexlify" | "a2b_hex" | "b16decode" => Shape::Hex,
+            "ip_address" | "ip_network" | "ip_interface" | "IPv4Address" | "IPv6Address"
+            | "IPv4Network" | "IPv6Network" | "IPv4Interface" | "IPv6Interface" => Shape::Ip,
+            "UUID" => Shape::Uuid,
+            _ => return None,
+        })
+    }
 }
 
 /// What to generate for one parameter.

@@ -613,7 +613,7 @@ impl Walk<'_, '_> {
             ) {
                 Some(Shape::Number)
             } else {
-                None
+                Shape::of_decoder(&fname)
             };
             if let Some(shape) = shape {
                 let e = self.ev(p);
@@ -1052,6 +1052,20 @@ mod tests {
             Some(Ty::Std(StdType::Pattern))
         );
         assert_eq!(a.evidence["s"].ty(), Some(Ty::Str));
+    }
+
+    #[test]
+    fn decoders_give_their_argument_a_shape() {
+        let a = analyze(
+            "def f(u, b, h, ip, n):\n    x = urllib.parse.unquote(u)\n    y = base64.urlsafe_b64decode(b)\n    z = bytes.fromhex(h)\n    w = ipaddress.ip_network(ip)\n    return x, y, z, w, n.unquote_me(n)\n",
+            &params(&["u", "b", "h", "ip", "n"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["u"].ty(), Some(Ty::Text(Shape::Percent)));
+        assert_eq!(a.evidence["b"].ty(), Some(Ty::Text(Shape::Base64)));
+        assert_eq!(a.evidence["h"].ty(), Some(Ty::Text(Shape::Hex)));
+        assert_eq!(a.evidence["ip"].ty(), Some(Ty::Text(Shape::Ip)));
+        assert_eq!(a.evidence.get("n").and_then(|e| e.shape), None);
     }
 
     #[test]
