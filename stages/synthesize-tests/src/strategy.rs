@@ -513,6 +513,39 @@ fn dedup(vals: Vec<PyVal>) -> Vec<PyVal> {
     out
 }
 
+/// The longest container drawn at a length the function checks for (`len(xs) > 5`).
+const MAX_CHECKED_LEN: usize = 16;
+
+/// The items of a list or tuple: `len` of them mostly, and now and then, at the top
+/// levels, exactly as many as an integer constant of the function up to
+/// [`MAX_CHECKED_LEN`] (with its neighbours: `len(xs) > 5` needs six).
+fn sized_items(
+    item: BoxedStrategy<PyVal>,
+    len: std::ops::Range<usize>,
+    pool: &Pool,
+    depth: u32,
+) -> BoxedStrategy<Vec<PyVal>> {
+    let plain = proptest::collection::vec(item.clone(), len).boxed();
+    let lengths: Vec<usize> = pool
+        .lengths()
+        .into_iter()
+        .filter(|&n| n <= MAX_CHECKED_LEN)
+        .collect();
+    if depth > 1 || lengths.is_empty() {
+        return plain;
+    }
+    Union::new_weighted(vec![
+        (5, plain),
+        (
+            1,
+            proptest::sample::select(lengths)
+                .prop_flat_map(move |n| proptest::collection::vec(item.clone(), n))
+                .boxed(),
+        ),
+    ])
+    .boxed()
+}
+
 /// The strategy of a type. `depth` bounds nesting (deeper levels get smaller containers).
 pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
     let len = if depth > 1 { 0..3usize } else { 0..6usize };
@@ -525,7 +558,7 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
         Ty::Text(shape) => text_strategy(*shape, pool),
         Ty::Bytes => bytes_strategy(pool),
         Ty::List(t) if **t == Ty::Any => any_list(pool, depth).prop_map(PyVal::List).boxed(),
-        Ty::List(t) => proptest::collection::vec(strategy(t, pool, depth + 1), len)
+        Ty::List(t) => sized_items(strategy(t, pool, depth + 1), len, pool, depth)
             .prop_map(PyVal::List)
             .boxed(),
         Ty::Iterable(t) => Union::new_weighted(vec![
@@ -543,7 +576,7 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
         ])
         .boxed(),
         Ty::TupleOf(t) if **t == Ty::Any => any_list(pool, depth).prop_map(PyVal::Tuple).boxed(),
-        Ty::TupleOf(t) => proptest::collection::vec(strategy(t, pool, depth + 1), len)
+        Ty::TupleOf(t) => sized_items(strategy(t, pool, depth + 1), len, pool, depth)
             .prop_map(PyVal::Tuple)
             .boxed(),
         Ty::Tuple(ts) => ts
@@ -1512,6 +1545,30 @@ mod tests {
                 other => panic!("not a dict: {other:?}"),
             }
         }
+    }
+
+    /// Lists are drawn at the lengths the function checks for, not only short ones.
+    #[test]
+    fn lists_reach_checked_lengths() {
+        let pool = Pool {
+            ints: vec![5, 4, 6],
+            ..Pool::default()
+        };
+        let s = strategy(&Ty::List(Box::new(Ty::Int)), &pool, 0);
+        let mut r = runner();
+        let long = (0..300)
+            .filter(
+                |_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::List(v) if v.len() == 6),
+            )
+            .count();
+        assert!(long >= 10, "{long}");
+        let s = strategy(&Ty::List(Box::new(Ty::Int)), &Pool::default(), 0);
+        let long = (0..300)
+            .filter(
+                |_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::List(v) if v.len() >= 6),
+            )
+            .count();
+        assert_eq!(long, 0);
     }
 
     /// A function's own pattern shapes many of its strings, and two of its edge values.
