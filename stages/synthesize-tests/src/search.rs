@@ -39,7 +39,7 @@ pub struct ParamSpec {
 }
 
 /// One input: a value per parameter (`None`: left to its default) and extra positionals.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Input {
     pub values: Vec<Option<PyVal>>,
     pub varargs: Vec<PyVal>,
@@ -849,6 +849,9 @@ impl<'a, R: Runner> Search<'a, R> {
         if r % 8 == 1 && splice(&mut out, runner.rng().next_u32() as usize) {
             return out;
         }
+        if r % 8 == 3 && position_into(&mut out, runner.rng().next_u32() as usize) {
+            return out;
+        }
         let i = slots[(r as usize / 4) % slots.len()];
         if let Some(v) = out.values[i].take() {
             out.values[i] = Some(nudge(v, self.pool, runner));
@@ -904,6 +907,57 @@ fn splice(input: &mut Input, r: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// A position inside one argument (a string, bytes, a list or tuple) given to an integer
+/// argument: code that walks text from an index (`text[at]`, `while src[pos] in " \t"`)
+/// branches on what stands there, and an independently drawn integer seldom falls inside
+/// the text, still less on its one space or mark. Half the time the position is one of a
+/// character that is no ASCII letter or digit, else any position, the end included.
+/// `false` when there is no such pair of arguments.
+fn position_into(input: &mut Input, r: usize) -> bool {
+    let mut slots: Vec<&mut PyVal> = input.values.iter_mut().flatten().collect();
+    let sized: Vec<usize> = (0..slots.len())
+        .filter(|&i| {
+            matches!(
+                slots[i],
+                PyVal::Str(_) | PyVal::Bytes(_) | PyVal::List(_) | PyVal::Tuple(_)
+            )
+        })
+        .collect();
+    let ints: Vec<usize> = (0..slots.len())
+        .filter(|&i| matches!(slots[i], PyVal::Int(_)))
+        .collect();
+    if sized.is_empty() || ints.is_empty() {
+        return false;
+    }
+    let from = sized[r % sized.len()];
+    let to = ints[r / 7 % ints.len()];
+    let (len, odd): (usize, Vec<usize>) = match &*slots[from] {
+        PyVal::Str(s) => (
+            s.chars().count(),
+            s.chars()
+                .enumerate()
+                .filter(|(_, c)| !c.is_ascii_alphanumeric())
+                .map(|(i, _)| i)
+                .collect(),
+        ),
+        PyVal::Bytes(b) => (
+            b.len(),
+            (0..b.len())
+                .filter(|&i| !b[i].is_ascii_alphanumeric())
+                .collect(),
+        ),
+        PyVal::List(xs) | PyVal::Tuple(xs) => (xs.len(), Vec::new()),
+        _ => return false,
+    };
+    let at = if !odd.is_empty() && (r / 61).is_multiple_of(2) {
+        odd[r / 122 % odd.len()]
+    } else {
+        r / 122 % (len + 1)
+    };
+    *slots[to] = PyVal::Int(at as i128);
+    true
 }
 
 /// The strings, bytes and integers inside a value, in order.
@@ -1267,6 +1321,35 @@ mod tests {
         assert!(!alone.covered.contains(&(3, 4)));
         assert!(alone.cases.iter().all(|c| !c.from_observed));
         assert_eq!((alone.seeds, alone.seeds_usable), (0, 0));
+    }
+
+    #[test]
+    fn positions_of_one_argument_go_into_an_integer() {
+        let mut hits_odd = 0;
+        for r in 0..200usize {
+            let mut input = Input {
+                values: vec![
+                    Some(PyVal::Str("ab\u{301}cd".into())),
+                    Some(PyVal::Int(-40)),
+                ],
+                ..Input::default()
+            };
+            assert!(position_into(&mut input, r.wrapping_mul(2_654_435_761)));
+            let Some(PyVal::Int(at)) = input.values[1] else {
+                panic!("{input:?}")
+            };
+            assert!((0..=5).contains(&at), "{at}");
+            hits_odd += usize::from(at == 2);
+        }
+        assert!(hits_odd >= 60, "{hits_odd}");
+        let mut none = Input {
+            values: vec![Some(PyVal::Str("abc".into())), Some(PyVal::Str("x".into()))],
+            ..Input::default()
+        };
+        assert!(
+            !position_into(&mut none, 3),
+            "no integer to give a position to"
+        );
     }
 
     #[test]
