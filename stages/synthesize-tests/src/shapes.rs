@@ -317,6 +317,21 @@ fn uuid_text() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// One character: printable ASCII, the odd classes code branches on
+/// ([`crate::strategy::ODD_CHARS`]: wide, combining, zero-width, unnamed), or any at all.
+fn one_char() -> BoxedStrategy<String> {
+    Union::new_weighted(vec![
+        (3, proptest::char::range(' ', '~').boxed()),
+        (
+            4,
+            proptest::sample::select(crate::strategy::ODD_CHARS).boxed(),
+        ),
+        (1, any::<char>().boxed()),
+    ])
+    .prop_map(String::from)
+    .boxed()
+}
+
 /// Text of a decoder's shape; `None` for the shapes [`crate::strategy`] draws itself
 /// (JSON, numbers, dates).
 pub fn strategy(shape: Shape) -> Option<BoxedStrategy<String>> {
@@ -329,6 +344,7 @@ pub fn strategy(shape: Shape) -> Option<BoxedStrategy<String>> {
         Shape::Hex => hex_text(),
         Shape::Ip => ip(),
         Shape::Uuid => uuid_text(),
+        Shape::Char => one_char(),
     })
 }
 
@@ -375,6 +391,9 @@ pub fn edges(shape: Shape) -> &'static [&'static str] {
             "256.1.1.1",
             "1.2.3",
             "::ffff:1.2.3.4",
+        ],
+        Shape::Char => &[
+            "a", "\u{301}", "漢", "Ａ", "\u{200b}", "\u{0}", "😀", "ـ", "\u{378}", "7",
         ],
         Shape::Uuid => &[
             "12345678-1234-5678-1234-567812345678",
@@ -490,10 +509,18 @@ print(json.dumps(share))
             Shape::Hex,
             Shape::Ip,
             Shape::Uuid,
+            Shape::Char,
         ] {
             assert!(!edges(shape).is_empty(), "{shape:?}");
             assert!(strategy(shape).is_some(), "{shape:?}");
         }
         assert!(strategy(Shape::Json).is_none() && edges(Shape::Json).is_empty());
+        let chars = draws(Shape::Char, 100);
+        assert!(chars.iter().all(|c| c.chars().count() == 1), "{chars:?}");
+        let combining = chars
+            .iter()
+            .filter(|c| ["\u{301}", "\u{308}"].contains(&c.as_str()))
+            .count();
+        assert!(combining >= 2, "{chars:?}");
     }
 }

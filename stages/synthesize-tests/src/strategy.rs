@@ -56,7 +56,7 @@ pub struct Pool {
 /// Characters of the Unicode classes code branches on: accented and other scripts, wide and
 /// full-width (`east_asian_width` W and F), combining marks, zero-width ones, a control
 /// and an unassigned code point (no name), an emoji.
-const ODD_CHARS: &[char] = &[
+pub(crate) const ODD_CHARS: &[char] = &[
     'é', 'ß', 'Ω', '漢', '😀', '\u{0}', '\u{301}', 'Ａ', 'ｶ', '\u{3000}', '\u{200b}', '\u{200d}',
     '\u{308}', '\u{1b}', '\u{378}', 'ـ', '\u{fe0f}', 'ㄱ',
 ];
@@ -258,7 +258,8 @@ fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
         | Shape::Base64
         | Shape::Hex
         | Shape::Ip
-        | Shape::Uuid => crate::shapes::strategy(shape).unwrap_or_else(|| str_strategy(pool)),
+        | Shape::Uuid
+        | Shape::Char => crate::shapes::strategy(shape).unwrap_or_else(|| str_strategy(pool)),
         Shape::Json => json_value(3, &pool.strs)
             .prop_map(|v| v.to_string())
             .boxed(),

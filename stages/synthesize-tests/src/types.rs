@@ -24,6 +24,8 @@ pub enum Shape {
     Ip,
     /// A UUID's text (`uuid.UUID(x)`).
     Uuid,
+    /// One character (`ord(c)`, `unicodedata.category(c)`).
+    Char,
 }
 
 impl Shape {
@@ -43,6 +45,13 @@ impl Shape {
             "ip_address" | "ip_network" | "ip_interface" | "IPv4Address" | "IPv6Address"
             | "IPv4Network" | "IPv6Network" | "IPv4Interface" | "IPv6Interface" => Shape::Ip,
             "UUID" => Shape::Uuid,
+            "ord" => Shape::Char,
+            "name" | "category" | "bidirectional" | "combining" | "east_asian_width"
+            | "mirrored" | "decomposition" | "decimal" | "digit" | "numeric"
+                if fname.starts_with("unicodedata.") =>
+            {
+                Shape::Char
+            }
             _ => return None,
         })
     }

@@ -730,9 +730,11 @@ impl Walk<'_, '_> {
                     }
                 }
             }
-            // `unicodedata.name(ch)`, `.category(ch)`: a character.
+            // `unicodedata.name(ch)`, `.category(ch)`: a character (its shape comes from
+            // `Shape::of_decoder`); `unicodedata.normalize(form, text)`: text.
             name if name.starts_with("unicodedata.") => {
-                for a in args.iter().take(1) {
+                let at = usize::from(name.ends_with("normalize"));
+                for a in args.iter().skip(at).take(1) {
                     if let Some(p) = self.param(*a) {
                         self.ev(&p).vote(Kind::Str, 2);
                     }
@@ -1036,7 +1038,14 @@ mod tests {
             &params(&["ucs"]),
         )
         .unwrap();
-        assert_eq!(a.evidence["ucs"].ty(), Some(Ty::Str));
+        assert_eq!(a.evidence["ucs"].ty(), Some(Ty::Text(Shape::Char)));
+        let a = analyze(
+            "def f(form, text, c):\n    return unicodedata.normalize(form, text), ord(c)\n",
+            &params(&["form", "text", "c"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["text"].ty(), Some(Ty::Str));
+        assert_eq!(a.evidence["c"].ty(), Some(Ty::Text(Shape::Char)));
     }
 
     #[test]
