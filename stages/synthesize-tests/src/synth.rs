@@ -140,6 +140,7 @@ pub fn param_specs(
             let var_positional = kind == ParamKind::VarPositional;
             // How a loop over it uses its items (`for f in funcs: f(x)`).
             let items = analysis.items(&p.name).and_then(usage::Evidence::ty);
+            let items_used = items.clone();
             let used = analysis.evidence.get(&p.name).and_then(usage::Evidence::ty);
             let used = if var_positional {
                 // The uses of `*args` are of the tuple; its values are its items.
@@ -162,6 +163,12 @@ pub fn param_specs(
                 // Types the body checks with `isinstance` are generated too, even beyond the
                 // annotation: the branch is there to be taken.
                 (Some(t), _) => {
+                    // `Iterable[Any]` with its items used as text (`for a in aligns: if a
+                    // == "left"`) is an iterable of text.
+                    let t = match &items_used {
+                        Some(i) if !var_positional => t.with_item(i),
+                        _ => t,
+                    };
                     let mut members = vec![t];
                     if let Some(e) = evidence {
                         members.extend(e.isinstance.iter().map(|k| k.ty()));
@@ -722,6 +729,23 @@ mod tests {
         let analysis = usage::analyze(&f.source, &["data".into(), "funcs".into()]).expect("parses");
         let specs = param_specs(&f, &analysis, &BTreeMap::new());
         assert_eq!(specs[1].ty, Ty::Callable, "each of *funcs is called");
+    }
+
+    #[test]
+    fn the_uses_of_items_fill_an_annotation_s_any() {
+        let f = function(
+            "def f(aligns, other):\n    out = []\n    for a in aligns:\n        out.append(a.upper())\n    return out, other\n",
+            &[("aligns", Some("Iterable[Any]"), None), ("other", Some("List[int]"), None)],
+        );
+        let analysis =
+            usage::analyze(&f.source, &["aligns".into(), "other".into()]).expect("parses");
+        let specs = param_specs(&f, &analysis, &BTreeMap::new());
+        assert_eq!(specs[0].ty, Ty::Iterable(Box::new(Ty::Str)));
+        assert_eq!(
+            specs[1].ty,
+            Ty::List(Box::new(Ty::Int)),
+            "a known item type stays"
+        );
     }
 
     #[test]
