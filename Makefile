@@ -10,7 +10,8 @@
 #                slicing: traced runs against the same runs untraced, on data/real)
 #                (resolve vs the ast module; sandboxed calls vs a fresh python per call;
 #                synthesize-tests' coverage vs Hypothesis' st.from_type, SYNTH_CALLS calls each,
-#                on all of data/synth (~20 min) or the first SYNTH_LIMIT candidates)
+#                with and without observed seeds, on every SYNTH_TUNING and SYNTH_HELDOUT list
+#                (~1 h in all) or the first SYNTH_LIMIT candidates of each)
 #   make real    the pipeline on real projects from the package registry (network)
 #   make real-tests  their own test suites, in their environments, in the sandbox
 #   make real-completion  completion tasks from those suites: mask, validate, reference solvers, figures
@@ -34,12 +35,13 @@ SYNTH_LIMIT ?=
 # Other --seed values the synthesize-tests runs are repeated with, for the spread chance gives.
 SYNTH_SEEDS ?= 1 2
 SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
-SYNTH_B ?= data/synth-b
-SYNTH_B_SOURCES ?= pipelines/sources/synth-tuning-b.toml
-HELDOUT ?= data/heldout
-HELDOUT_SOURCES ?= pipelines/sources/synth-heldout.toml
-HELDOUT_B ?= data/heldout-b
-HELDOUT_B_SOURCES ?= pipelines/sources/synth-heldout-b.toml
+# synthesize-tests' corpora for make bench, as DIR:SOURCES: the tuning lists (looked at while
+# improving it), then the held-out ones (measured, never looked at).
+SYNTH_TUNING ?= $(SYNTH):$(SYNTH_SOURCES) data/synth-b:pipelines/sources/synth-tuning-b.toml \
+  data/synth-c:pipelines/sources/synth-tuning-c.toml data/synth-d:pipelines/sources/synth-tuning-d.toml \
+  data/synth-e:pipelines/sources/synth-tuning-e.toml
+SYNTH_HELDOUT ?= data/heldout:pipelines/sources/synth-heldout.toml \
+  data/heldout-b:pipelines/sources/synth-heldout-b.toml
 JOBS    ?= 2
 STAGES  := crawl resolve classify execute synthesize-tests mask slice solve score publish
 # query (DataFusion, a long first build) is built by `make test` and `cargo build -p query`,
@@ -169,18 +171,13 @@ bench: setup
 	$(CARGO) build --release -p slice --bins
 	$(RBIN)/slice --data $(REAL) --force --jobs $(JOBS) -q; test $$? -le 1
 	$(PY) scripts/slice-report.py $(REAL)
-	@echo "== synthesize-tests with and without the observed seeds, against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls, on the tuning corpus"
-	@$(MAKE) --no-print-directory observed D=$(SYNTH) SRC=$(SYNTH_SOURCES) BIN=$(RBIN)
-	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(SYNTH)
-	@echo "== the same on the second tuning list ($(SYNTH_B_SOURCES))"
-	@$(MAKE) --no-print-directory observed D=$(SYNTH_B) SRC=$(SYNTH_B_SOURCES) BIN=$(RBIN)
-	BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(SYNTH_B)
-	@echo "== the same on the held-out corpus ($(HELDOUT_SOURCES): measured, never tuned on)"
-	@$(MAKE) --no-print-directory observed D=$(HELDOUT) SRC=$(HELDOUT_SOURCES) BIN=$(RBIN)
-	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(HELDOUT)
-	@echo "== the same on the second held-out list ($(HELDOUT_B_SOURCES): chosen later, to widen the sample)"
-	@$(MAKE) --no-print-directory observed D=$(HELDOUT_B) SRC=$(HELDOUT_B_SOURCES) BIN=$(RBIN)
-	HELD_OUT=1 BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $(HELDOUT_B)
+	@held=; kind=tuning; for pair in $(SYNTH_TUNING) held-out $(SYNTH_HELDOUT); do \
+	  if [ "$$pair" = held-out ]; then held=1; kind="held out: measured, never tuned on"; continue; fi; \
+	  d=$${pair%%:*}; src=$${pair#*:}; \
+	  echo "== synthesize-tests with and without the observed seeds, against Hypothesis (st.from_type): branch coverage for $(SYNTH_CALLS) calls, on $$src ($$kind)"; \
+	  $(MAKE) --no-print-directory observed D=$$d SRC=$$src BIN=$(RBIN) || exit $$?; \
+	  HELD_OUT=$$held BIN=$(RBIN) CALLS=$(SYNTH_CALLS) LIMIT=$(SYNTH_LIMIT) SEEDS="$(SYNTH_SEEDS)" bash scripts/bench-synth.sh $$d || exit $$?; \
+	done
 
 real: setup build
 	@mkdir -p $(REAL)
