@@ -327,6 +327,66 @@ pub struct Search<'a, R: Runner> {
     cases: Vec<Case>,
     reservoir: Vec<Case>,
     discarded: std::collections::BTreeMap<String, usize>,
+    /// The extreme values ([`extreme_scalars`]) of inputs whose call timed out: an input
+    /// holding one is not run (`while x < 0: x += 1` never ends from -1e300, and each such
+    /// call costs the whole call timeout).
+    hung: Vec<PyVal>,
+}
+
+/// The discard reason of an input not run because it holds a value that hung a call.
+const SKIPPED_HUNG: &str = "skipped: holds a value that hung a call";
+
+/// The scalars of an input whose size alone can make a loop run long: floats at or beyond
+/// 1e12 in size or not finite, integers beyond 2^31, strings and bytes of 1000 items or more.
+fn extreme_scalars(input: &Input) -> Vec<PyVal> {
+    fn walk(v: &PyVal, out: &mut Vec<PyVal>) {
+        let extreme = match v {
+            PyVal::Float(f) => !f.is_finite() || f.abs() >= 1e12,
+            PyVal::Int(i) => i.unsigned_abs() > 1 << 31,
+            PyVal::Str(s) => s.len() >= 1000,
+            PyVal::Bytes(b) => b.len() >= 1000,
+            PyVal::List(xs)
+            | PyVal::Tuple(xs)
+            | PyVal::Set(xs)
+            | PyVal::FrozenSet(xs)
+            | PyVal::Iter(xs) => {
+                for x in xs {
+                    walk(x, out);
+                }
+                false
+            }
+            PyVal::Dict(kv) => {
+                for (k, x) in kv {
+                    walk(k, out);
+                    walk(x, out);
+                }
+                false
+            }
+            _ => false,
+        };
+        if extreme && !out.iter().any(|o| same_value(o, v)) {
+            out.push(v.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for v in input
+        .values
+        .iter()
+        .flatten()
+        .chain(&input.varargs)
+        .chain(input.extra_kwargs.iter().map(|(_, v)| v))
+    {
+        walk(v, &mut out);
+    }
+    out
+}
+
+/// Equality that holds for NaN too (a NaN that hung a call is the same NaN again).
+fn same_value(a: &PyVal, b: &PyVal) -> bool {
+    match (a, b) {
+        (PyVal::Float(x), PyVal::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
 }
 
 /// Calls after which a search that has not one usable result gives up (every input raised
@@ -360,6 +420,7 @@ impl<'a, R: Runner> Search<'a, R> {
             cases: Vec::new(),
             reservoir: Vec::new(),
             discarded: std::collections::BTreeMap::new(),
+            hung: Vec::new(),
         }
     }
 
@@ -425,9 +486,23 @@ impl<'a, R: Runner> Search<'a, R> {
 
     /// Runs one input. Returns its observation when the result is usable.
     fn run(&mut self, input: &Input, lineage: Lineage) -> Option<(Observed, String, String)> {
+        let extremes = extreme_scalars(input);
+        if extremes
+            .iter()
+            .any(|e| self.hung.iter().any(|h| same_value(h, e)))
+        {
+            // Counted as a call, so that every loop of the search still ends.
+            self.calls += 1;
+            *self.discarded.entry(SKIPPED_HUNG.into()).or_default() += 1;
+            return None;
+        }
         let (args, kwargs) = input.literals(self.params);
         self.calls += 1;
         let obs = self.runner.call(&args, &kwargs);
+        if matches!(&obs.result, CallResult::Failed { status, .. } if status == execution::Status::Timeout.as_str())
+        {
+            self.hung.extend(extremes);
+        }
         tracing::trace!(%args, %kwargs, result = ?obs.result, arcs = ?obs.arcs, all = ?obs.all_arcs, "call");
         if self.total.is_none() {
             if let Some(all) = &obs.all_arcs {
@@ -1180,6 +1255,91 @@ mod tests {
             value: Value::str(s),
             repr: format!("{s:?}"),
         }
+    }
+
+    /// A float literal not finite or at least 1e12 in size.
+    fn is_extreme(x: &str) -> bool {
+        x.starts_with("float(")
+            || x.parse::<f64>()
+                .is_ok_and(|f| !f.is_finite() || f.abs() >= 1e12)
+    }
+
+    /// `f(v, h)` on floats, which never returns (a timeout) when either is not finite or
+    /// at least 1e12 in size; every call it was given is recorded.
+    #[derive(Default)]
+    struct Hangs {
+        calls: Vec<String>,
+    }
+
+    impl Runner for Hangs {
+        fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
+            self.calls.push(args.to_string());
+            let all: BTreeSet<Arc> = [(1, 2), (2, 3), (2, -1), (3, -1)].into_iter().collect();
+            let hangs = args.trim_matches(['[', ']']).split(", ").any(is_extreme);
+            let (result, hit) = if hangs {
+                (
+                    CallResult::Failed {
+                        status: execution::Status::Timeout.as_str().into(),
+                        detail: String::new(),
+                    },
+                    vec![],
+                )
+            } else {
+                (ret("ok"), vec![(1, 2), (2, -1)])
+            };
+            Observed {
+                result,
+                arcs: hit.into_iter().collect(),
+                all_arcs: Some(all),
+            }
+        }
+    }
+
+    /// A value that hung a call is not given to the function again, in any input.
+    #[test]
+    fn values_that_hung_a_call_are_not_run_again() {
+        let params: Vec<ParamSpec> = ["v", "h"]
+            .into_iter()
+            .map(|n| ParamSpec {
+                name: n.into(),
+                kind: ParamKind::PositionalOrKeyword,
+                ty: Ty::Float,
+                has_default: false,
+            })
+            .collect();
+        let pool = Pool::default();
+        let raises = BTreeSet::new();
+        let (found, runner) =
+            Search::new(&params, &pool, &raises, Budget::default(), Hangs::default())
+                .run_all([3; 32]);
+        // Each extreme value, once per call that held it.
+        let mut extreme: Vec<String> = Vec::new();
+        for call in &runner.calls {
+            let mut here: Vec<String> = call
+                .trim_matches(['[', ']'])
+                .split(", ")
+                .filter(|x| is_extreme(x))
+                .map(str::to_string)
+                .collect();
+            here.sort();
+            here.dedup();
+            extreme.extend(here);
+        }
+        let mut distinct = extreme.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            extreme.len(),
+            distinct.len(),
+            "an extreme value ran in two calls: {:?}",
+            runner.calls
+        );
+        assert!(!extreme.is_empty(), "the edge values hold extremes");
+        assert!(
+            found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0,
+            "{:?}",
+            found.discarded
+        );
     }
 
     #[test]
