@@ -36,6 +36,8 @@ pub mod shapes;
 pub mod strategy;
 pub mod synth;
 pub mod task;
+#[cfg(test)]
+mod test_python;
 pub mod types;
 pub mod usage;
 

@@ -343,28 +343,12 @@ mod tests {
         let script = "import json, re, sys\n\
             bad = [(p, t) for p, t in json.load(sys.stdin) if not re.fullmatch(p, t)]\n\
             print(json.dumps(bad))\n";
-        let mut child = match std::process::Command::new("python3")
-            .args(["-c", script])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("skipped: no python3 to check the drawn text against ({e})");
-                return;
-            }
+        let Some(stdout) =
+            crate::test_python::json_through(script, &json, "check the drawn text against")
+        else {
+            return;
         };
-        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), json.as_bytes())
-            .expect("write");
-        drop(child.stdin.take());
-        let out = child.wait_with_output().expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let bad: Vec<(String, String)> = serde_json::from_slice(&out.stdout).expect("json back");
+        let bad: Vec<(String, String)> = serde_json::from_slice(&stdout).expect("json back");
         assert!(bad.is_empty(), "text that does not match: {bad:?}");
     }
 

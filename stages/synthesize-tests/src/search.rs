@@ -48,6 +48,16 @@ pub struct Input {
 }
 
 impl Input {
+    /// Every value the input passes: the parameters' (not those left to their defaults),
+    /// then `*args`', then `**kwargs`'.
+    pub fn passed(&self) -> impl Iterator<Item = &PyVal> {
+        self.values
+            .iter()
+            .flatten()
+            .chain(&self.varargs)
+            .chain(self.extra_kwargs.iter().map(|(_, v)| v))
+    }
+
     /// The positional and keyword arguments of a call with this input: positionals in order
     /// until the first one left to its default, the later ones by keyword, `*args` only when
     /// no positional was left out, `**kwargs` names that are no parameter's.
@@ -369,13 +379,7 @@ fn extreme_scalars(input: &Input) -> Vec<PyVal> {
         }
     }
     let mut out = Vec::new();
-    for v in input
-        .values
-        .iter()
-        .flatten()
-        .chain(&input.varargs)
-        .chain(input.extra_kwargs.iter().map(|(_, v)| v))
-    {
+    for v in input.passed() {
         walk(v, &mut out);
     }
     out

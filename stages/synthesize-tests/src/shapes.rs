@@ -467,29 +467,13 @@ def ok(kind, t):
 share = {kind: sum(ok(kind, t) for t in ts) / len(ts) for kind, ts in json.load(sys.stdin)}
 print(json.dumps(share))
 "#;
-        let mut child = match std::process::Command::new("python3")
-            .args(["-c", script])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("skipped: no python3 to decode the drawn text with ({e})");
-                return;
-            }
+        let Some(stdout) =
+            crate::test_python::json_through(script, &json, "decode the drawn text with")
+        else {
+            return;
         };
-        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), json.as_bytes())
-            .expect("write");
-        drop(child.stdin.take());
-        let out = child.wait_with_output().expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
         let share: std::collections::BTreeMap<String, f64> =
-            serde_json::from_slice(&out.stdout).expect("json back");
+            serde_json::from_slice(&stdout).expect("json back");
         for (kind, s) in &share {
             assert!(
                 *s >= 0.6,

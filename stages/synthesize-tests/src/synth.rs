@@ -413,13 +413,7 @@ pub fn synthesize(
     }
     // What the tests passed are constants of the function too (a date's shape, a keyword).
     for s in &seeds {
-        for v in s
-            .values
-            .iter()
-            .flatten()
-            .chain(&s.varargs)
-            .chain(s.extra_kwargs.iter().map(|(_, v)| v))
-        {
+        for v in s.passed() {
             constants.add(v.clone());
         }
     }
