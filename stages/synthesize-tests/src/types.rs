@@ -38,7 +38,7 @@ impl Shape {
                 Shape::Percent
             }
             "urlparse" | "urlsplit" | "urldefrag" | "urljoin" => Shape::Url,
-            "unescape" if !fname.contains("saxutils") || fname.starts_with("html") => Shape::Html,
+            "unescape" if !fname.contains("saxutils") => Shape::Html,
             "b64decode" | "urlsafe_b64decode" | "standard_b64decode" | "decodebytes"
             | "a2b_base64" => Shape::Base64,
             "fromhex" | "unhexlify" | "a2b_hex" | "b16decode" => Shape::Hex,
