@@ -14,22 +14,25 @@ use proptest::strategy::Union;
 
 use crate::types::Shape;
 
+/// One of `items`, as an owned string.
+fn texts(items: &[&'static str]) -> BoxedStrategy<String> {
+    proptest::sample::select(items.to_vec())
+        .prop_map(str::to_string)
+        .boxed()
+}
+
 /// Plain words and characters that need escaping, the material the encoders encode.
 fn plain_text() -> BoxedStrategy<String> {
     let piece = Union::new_weighted(vec![
         (
             4,
-            proptest::sample::select(vec!["a", "path", "name", "x y", "é", "漢", "key", "1"])
-                .prop_map(str::to_string)
-                .boxed(),
+            texts(&["a", "path", "name", "x y", "é", "漢", "key", "1"]),
         ),
         (
             3,
-            proptest::sample::select(vec![
+            texts(&[
                 " ", "/", "?", "&", "=", "#", "%", "+", "<", ">", "\"", "'", ":", "@", ";", ",",
-            ])
-            .prop_map(str::to_string)
-            .boxed(),
+            ]),
         ),
         (2, "[a-z0-9]{1,6}".boxed()),
     ]);
@@ -104,9 +107,7 @@ fn percent() -> BoxedStrategy<String> {
                 .join("&")
         })
         .boxed();
-    let broken = proptest::sample::select(vec!["%", "%4", "%G1", "100%", "a%2", "%%41", "%zz"])
-        .prop_map(str::to_string)
-        .boxed();
+    let broken = texts(&["%", "%4", "%G1", "100%", "a%2", "%%41", "%zz"]);
     Union::new_weighted(vec![(5, encoded), (2, query), (1, broken)]).boxed()
 }
 
@@ -166,7 +167,7 @@ fn url() -> BoxedStrategy<String> {
 }
 
 fn html() -> BoxedStrategy<String> {
-    let reference = proptest::sample::select(vec![
+    let reference = texts(&[
         "&amp;",
         "&lt;",
         "&gt;",
@@ -186,9 +187,7 @@ fn html() -> BoxedStrategy<String> {
         "&",
         "&#;",
         "&ampx",
-    ])
-    .prop_map(str::to_string)
-    .boxed();
+    ]);
     proptest::collection::vec(
         Union::new_weighted(vec![(3, reference), (2, plain_text())]),
         1..5,
@@ -212,9 +211,7 @@ fn base64_text() -> BoxedStrategy<String> {
     let words = proptest::sample::select(vec!["hello", "a", "{\"a\": 1}", "é", "key=value"])
         .prop_map(|w| base64::engine::general_purpose::STANDARD.encode(w))
         .boxed();
-    let broken = proptest::sample::select(vec!["=", "abc", "a===", "!!!!", "YQ", "YW Jj", "-_-_"])
-        .prop_map(str::to_string)
-        .boxed();
+    let broken = texts(&["=", "abc", "a===", "!!!!", "YQ", "YW Jj", "-_-_"]);
     Union::new_weighted(vec![(5, valid), (2, words), (1, broken)]).boxed()
 }
 
@@ -230,9 +227,7 @@ fn hex_text() -> BoxedStrategy<String> {
                 .join(" "),
         })
         .boxed();
-    let broken = proptest::sample::select(vec!["0", "abc", "0g", "zz", "0x1f", " ", "ff-00"])
-        .prop_map(str::to_string)
-        .boxed();
+    let broken = texts(&["0", "abc", "0g", "zz", "0x1f", " ", "ff-00"]);
     Union::new_weighted(vec![(5, valid), (1, broken)]).boxed()
 }
 
@@ -274,7 +269,7 @@ fn ip() -> BoxedStrategy<String> {
             }
         })
         .boxed();
-    let named = proptest::sample::select(vec![
+    let named = texts(&[
         "127.0.0.1",
         "0.0.0.0",
         "255.255.255.255",
@@ -289,9 +284,7 @@ fn ip() -> BoxedStrategy<String> {
         "01.2.3.4",
         "1.2.3.4.5",
         "localhost",
-    ])
-    .prop_map(str::to_string)
-    .boxed();
+    ]);
     Union::new_weighted(vec![(3, v4), (2, v6), (2, named)]).boxed()
 }
 
