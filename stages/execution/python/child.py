@@ -310,7 +310,8 @@ def make_observer(spec, rootdir, current):
     the function. A call's arguments come from its frame: the positional parameters (after
     `self`/`cls` when `drop_first`), the keyword-only ones, `*args` and `**kwargs`, defaults
     as the frame holds them; they are kept when every one is rebuildable from literals
-    (`values.make_arg_writer`), else counted as skipped. A generator's resumptions are not
+    (`values.make_arg_writer`; an object of a class written in Python as the attribute bag
+    of its data attributes), else counted as skipped. A generator's resumptions are not
     calls. A function that has `max_sets` sets or was looked at `max_seen` times is no longer
     looked at; after `max_total` calls, or when every function is, the profile is removed.
     The profile is on during each test's setup and call only (a profile over pytest's own
@@ -319,7 +320,7 @@ def make_observer(spec, rootdir, current):
     _getattr, _type, _len, _list, _str, _int = getattr, type, len, list, str, int
     realpath, join = os.path.realpath, os.path.join
     setprofile, getprofile = sys.setprofile, sys.getprofile
-    write = values.make_arg_writer()
+    write = values.make_arg_writer(objects=True)
     max_sets = int(spec.get("max_sets") or 32)
     max_chars = int(spec.get("max_chars") or 2048)
     max_calls = int(spec.get("max_calls") or 1000)

@@ -8,14 +8,17 @@ before any user code runs: replacing a builtin or a function of this module late
 nothing they do.
 """
 
+import abc
 import ast
 import builtins
 import datetime
 import decimal
 import fractions
+import keyword
 import operator
 import pathlib
 import re
+import types
 
 # A returned iterator (generator, map, zip, ...) is drawn for at most this many items, while
 # coverage still runs; more makes its tag `truncated`.
@@ -52,6 +55,14 @@ ARG_CONSTRUCTORS = {
     # A compiled regular expression of a str pattern; its flags among ARG_REGEX_FLAGS.
     ("re", "compile"): (re.compile, (str, int), 1),
 }
+# An attribute bag, `types.SimpleNamespace(type='number', value=3)`: keywords only, each an
+# identifier (no `**`), at most this many; its values any accepted literal. It stands for an
+# object code reads by attribute (a token, a record), which no other literal can.
+ARG_NAMESPACE_ATTRS = 32
+# An object written as its attributes (`make_arg_writer(objects=True)`): each attribute's text
+# at most this long, and objects nested at most this deep.
+OBJECT_ATTR_CHARS = 256
+OBJECT_DEPTH = 4
 # The flags `re.compile(P, F)` may take: IGNORECASE, MULTILINE, DOTALL, UNICODE, VERBOSE and
 # ASCII. Not DEBUG (it prints), not LOCALE (bytes patterns only).
 ARG_REGEX_FLAGS = (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE
@@ -77,7 +88,8 @@ def make_arg_eval():
     `datetime.time(..)`, `datetime.timedelta(d, s, us)`, `decimal.Decimal('1.5')`,
     a datetime's time zone as an eighth argument `datetime.timezone(datetime.timedelta(..))`,
     `fractions.Fraction(1, 3)`, `pathlib.PurePosixPath('a/b')`, `re.compile('a+', 2)` with
-    flags among ARG_REGEX_FLAGS). No other name, attribute,
+    flags among ARG_REGEX_FLAGS), and `types.SimpleNamespace(NAME=V, ...)` with at most
+    ARG_NAMESPACE_ATTRS keywords whose values are accepted literals. No other name, attribute,
     call, operator, lambda or comprehension."""
     _compile, only_ast = compile, ast.PyCF_ONLY_AST
     _type, _len, _str, _float, _int, _zip, _getattr = type, len, str, float, int, zip, getattr
@@ -96,6 +108,7 @@ def make_arg_eval():
     ops = {n: getattr(operator, n) for n in ARG_OPERATORS}
     constructors = dict(ARG_CONSTRUCTORS)
     regex_compile, regex_flags = re.compile, _int(ARG_REGEX_FLAGS)
+    namespace, most_attrs = types.SimpleNamespace, _int(ARG_NAMESPACE_ATTRS)
 
     def bad(node):
         where = ""
@@ -131,8 +144,22 @@ def make_arg_eval():
             bad(node.args[1])
         return make(*args)
 
+    def attributes(node):
+        """`types.SimpleNamespace(a=1, b='x')`: keywords only, each named."""
+        if node.args or _len(node.keywords) > most_attrs:
+            bad(node)
+        attrs = {}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in attrs:  # `**mapping`, or a name twice
+                bad(node)
+            attrs[kw.arg] = convert(kw.value)
+        return namespace(**attrs)
+
     def call(node):
         f = node.func
+        if (_type(f) is N_ATTR and _type(f.value) is N_NAME and f.value.id == "types"
+                and f.attr == "SimpleNamespace"):
+            return attributes(node)
         if (not node.keywords and _type(f) is N_ATTR and _type(f.value) is N_NAME):
             return construct(node)
         if node.keywords or _type(f) is not N_NAME or _len(node.args) > 1:
@@ -206,7 +233,7 @@ def make_arg_eval():
     return evaluate
 
 
-def make_arg_writer():
+def make_arg_writer(objects=False):
     """Returns `write(x, cap)`: the text of value `x` in the grammar `make_arg_eval` reads
     (reading it gives a value equal to `x`, of the same exact types), or None when `x` is not
     rebuildable from it (any other type, subclasses included: an enum, a named tuple, a
@@ -215,7 +242,19 @@ def make_arg_writer():
     over `cap` characters. Built from references captured now (before user code runs); it
     runs no method of `x` but those of the exact builtin and standard types above (`repr` of
     str, bytes, int and float; `str` of a Decimal; `utcoffset` and `tzname` of a
-    `datetime.timezone`; the `pattern` and `flags` of a compiled regular expression)."""
+    `datetime.timezone`; the `pattern` and `flags` of a compiled regular expression).
+
+    With `objects`, an object of a class written in Python (every class of its MRO but
+    `object` defined by a `class` statement, its metaclass `type` or `abc.ABCMeta`: no enum,
+    no subclass of a builtin or C type, no exception) is written as the attribute bag that
+    stands for it, `types.SimpleNamespace(...)`: its classes' plain data attributes (base
+    class first), its slots and its instance dictionary, each named by an identifier that is
+    no keyword and no dunder, each written if it can be within OBJECT_ATTR_CHARS characters
+    (methods, properties, unwritable or long values are left out; properties are never
+    run); an object with none of them is not written. Reading it back gives a namespace,
+    not the object: code that reads attributes sees the same values; code that calls its
+    methods or compares it does not. The observer uses this: a function that takes a token
+    or a record gets it as a seed."""
     _type, _len, _id, _list = type, len, id, list
     _repr, _str, _float_repr, _int_repr = builtins.repr, str, float.__repr__, int.__repr__
     _str_repr, _bytes_repr = str.__repr__, bytes.__repr__
@@ -231,6 +270,15 @@ def make_arg_writer():
     T_PATTERN = re.Pattern
     _pattern_of, _flags_of = re.Pattern.pattern.__get__, re.Pattern.flags.__get__
     REGEX_FLAGS, UNICODE = int(ARG_REGEX_FLAGS), int(re.UNICODE)
+    T_NS, _vars = types.SimpleNamespace, vars
+    T_TYPE, T_ABC_META = type, abc.ABCMeta
+    T_MEMBER, T_GETSET = types.MemberDescriptorType, types.GetSetDescriptorType
+    _member_get, _getset_get = types.MemberDescriptorType.__get__, types.GetSetDescriptorType.__get__
+    _mro_of, _class_dict = type.__dict__["__mro__"].__get__, type.__dict__["__dict__"].__get__
+    _type_flags = type.__dict__["__flags__"].__get__
+    HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a `class` statement
+    _isidentifier, _startswith, _endswith = str.isidentifier, str.startswith, str.endswith
+    KEYWORDS = frozenset(keyword.kwlist)
     _join, _append = ", ".join, list.append
     INF = float("inf")
     names = {}
@@ -263,6 +311,76 @@ def make_arg_writer():
             return None
         return "datetime.timezone(datetime.timedelta" + ints(off.days, off.seconds,
                                                              off.microseconds) + ")"
+
+    def attr_name(k):
+        return (_type(k) is T_STR and _isidentifier(k) and k not in KEYWORDS
+                and not (_startswith(k, "__") and _endswith(k, "__")))
+
+    def namespace(attrs, budget, seen, depth, skip):
+        """`types.SimpleNamespace(k=v, ...)` of `attrs` (name -> value, in order); with `skip`,
+        an attribute whose value is unwritable or over OBJECT_ATTR_CHARS is left out, else it
+        makes the whole unwritable."""
+        parts = []
+        for k in _list(attrs):
+            if not attr_name(k):
+                if skip:
+                    continue
+                return None
+            if skip:
+                own = [OBJECT_ATTR_CHARS if budget[0] > OBJECT_ATTR_CHARS else budget[0]]
+                try:
+                    vs = w(attrs[k], own, seen, depth + 1)
+                except Over:
+                    continue
+                if vs is None:
+                    continue
+            else:
+                vs = w(attrs[k], budget, seen, depth + 1)
+                if vs is None:
+                    return None
+            _append(parts, k + "=" + vs)
+            budget[0] -= _len(k) + 3 + (_len(vs) if skip else 0)
+            if budget[0] < 0:
+                raise Over
+            if _len(parts) >= ARG_NAMESPACE_ATTRS:
+                if not skip:
+                    return None
+                break
+        return "types.SimpleNamespace(" + _join(parts) + ")"
+
+    def snapshot(x, t):
+        """The attributes an object of a class written in Python stands for (see above), or
+        None for any other object."""
+        if _type(t) is not T_TYPE and _type(t) is not T_ABC_META:
+            return None
+        mro = _mro_of(t)
+        if _len(mro) < 2 or mro[-1] is not object:
+            return None
+        for c in mro[:-1]:
+            if not _type_flags(c) & HEAP_TYPE:
+                return None
+        attrs, dict_slot = {}, None
+        for c in reversed(mro[:-1]):
+            d = _class_dict(c)
+            for k in _list(d):
+                v = d[k]
+                if k == "__dict__" and _type(v) is T_GETSET:
+                    dict_slot = v
+                if not attr_name(k):
+                    continue
+                if _type(v) is T_MEMBER:  # a slot: its value in `x`, when set
+                    try:
+                        v = _member_get(v, x, t)
+                    except AttributeError:
+                        attrs.pop(k, None)
+                        continue
+                attrs[k] = v
+        if dict_slot is not None:
+            own = _getset_get(dict_slot, x, t)
+            if _type(own) is T_DICT:
+                for k in _list(own):
+                    attrs[k] = own[k]
+        return attrs
 
     def items(xs, budget, seen, depth):
         out = []
@@ -372,11 +490,31 @@ def make_arg_writer():
             # A str pattern is UNICODE unless ASCII: that flag alone is the default.
             s = "re.compile(" + _str_repr(pattern) + (
                 ")" if flags == UNICODE else ", " + _int_repr(flags) + ")")
+        elif t is T_NS:
+            if depth > 50 or _id(x) in seen:
+                return None
+            seen.add(_id(x))
+            try:
+                s = namespace(_vars(x), budget, seen, depth, False)
+            finally:
+                seen.discard(_id(x))
+            return s
         else:
             known = names.get(_id(x))
-            if known is None or known[0] is not x:
-                return None
-            s = known[1]
+            if known is not None and known[0] is x:
+                s = known[1]
+            else:
+                attrs = snapshot(x, t) if objects and depth <= OBJECT_DEPTH else None
+                if attrs is None or _id(x) in seen:
+                    return None
+                seen.add(_id(x))
+                try:
+                    s = namespace(attrs, budget, seen, depth, True)
+                finally:
+                    seen.discard(_id(x))
+                # No attribute written (`_abc_data`, a C heap type's object): it stands for
+                # nothing the code could read.
+                return None if s == "types.SimpleNamespace()" else s
         budget[0] -= _len(s)
         if budget[0] < 0:
             raise Over
