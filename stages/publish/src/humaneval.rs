@@ -66,6 +66,8 @@ const HELPERS: &str = r#"    import datetime
     import fractions
     import operator
     import pathlib
+    import re
+    import types
 
     class _It:
         """A returned iterator, as the harness draws it: first items, and whether it went on."""

@@ -263,6 +263,25 @@ fn fixtures() -> (Vec<Fixture>, Vec<TestCase>) {
         ])),
         None,
     ));
+
+    // An attribute bag and a compiled pattern, as synthesize-tests writes them.
+    let mut f = fixture(
+        "rank",
+        "rank",
+        "def rank(token, unit):\n    \"\"\"Whether the token is a number above one, and whether its unit matches.\"\"\"\n",
+        "    return token.type == \"number\" and token.value > 1, bool(unit.match(token.unit))\n",
+    );
+    f.wrong = vec![
+        "    return token.type == \"number\" and token.value >= 1, bool(unit.match(token.unit))\n",
+    ];
+    fx.push(f);
+    cases.push(case(
+        "rank",
+        0,
+        "[types.SimpleNamespace(type=\"number\", value=1, unit=\"px\"), re.compile(\"p\", 2)]",
+        Some(&tup(&[r#"{"t":"bool","v":false}"#.to_string(), r#"{"t":"bool","v":true}"#.to_string()])),
+        None,
+    ));
     (fx, cases)
 }
 
@@ -283,7 +302,7 @@ fn check_functions_pass_the_reference_and_fail_wrong_solutions() {
     let (fx, cases) = fixtures();
     let tasks: Vec<FunctionTask> = fx.iter().map(|f| f.task.clone()).collect();
     let (rows, stats) = export(&tasks, &cases);
-    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.len(), 6);
     assert_eq!(stats.cases_left_out, 1, "{stats:?}");
     assert_eq!(stats.cases, cases.len() - 1);
     for (row, f) in rows.iter().zip(&fx) {
