@@ -6,8 +6,10 @@
 //! and a dict with string keys, in the worker's literal language: plain literals plus
 //! `set()`, `frozenset(...)`, `float('nan')`, `iter(...)` and the standard constructors of
 //! [`StdType`], `datetime.date(2024, 2, 29)`, and the builtins and `operator` functions
-//! the worker passes by name, `int`, `operator.add`); a row whose text is not such a
-//! literal (an object of the repository) is left out. Rows match a
+//! the worker passes by name, `int`, `operator.add`, and attribute bags,
+//! `types.SimpleNamespace(type='number', value=3)`, which is how the worker writes an object
+//! of a class written in Python: the data attributes it had); a row whose text is not such a
+//! literal is left out. Rows match a
 //! function by `function_id` and are used only when their call shape fits the task's entry
 //! point ([`Input::from_example`]: positionals in parameter order, keywords by name, every
 //! parameter without a default given): synthesize-tests builds tasks of functions and static
@@ -29,7 +31,7 @@ use tree_sitter::Node;
 
 use crate::doc::Example;
 use crate::literal::value_of;
-use crate::pyval::{PyVal, StdType};
+use crate::pyval::{PyVal, StdType, NAMESPACE_ATTRS};
 use crate::search::{Input, ParamSpec};
 use crate::types::{of_value, Ty};
 
@@ -178,6 +180,21 @@ fn value_in(node: Node<'_>, src: &str) -> Option<PyVal> {
             let func = node.child_by_field_name("function")?;
             let name = func.utf8_text(src.as_bytes()).ok()?;
             let args = children(node.child_by_field_name("arguments")?);
+            if name == "types.SimpleNamespace" {
+                // Keywords only, each an identifier, as the worker reads them.
+                let mut attrs: Vec<(String, PyVal)> = Vec::new();
+                for a in &args {
+                    if a.kind() != "keyword_argument" {
+                        return None;
+                    }
+                    let k = a.child_by_field_name("name")?.utf8_text(src.as_bytes()).ok()?;
+                    if attrs.iter().any(|(n, _)| n == k) {
+                        return None;
+                    }
+                    attrs.push((k.to_string(), value_in(a.child_by_field_name("value")?, src)?));
+                }
+                return (attrs.len() <= NAMESPACE_ATTRS).then_some(PyVal::Namespace(attrs));
+            }
             if let Some(t) = StdType::from_name(name) {
                 // Positional literals only, as the worker reads them (`-1` is a literal).
                 let vals = args
@@ -278,6 +295,28 @@ mod tests {
                 ("n".to_string(), PyVal::Int(-3)),
             ]
         );
+        // An object read by attribute, as the worker writes it; a positional or repeated
+        // attribute is no namespace.
+        let ex = parse(&row(
+            "f",
+            0,
+            "[types.SimpleNamespace(type='number', value=[1, types.SimpleNamespace()])]",
+            "{}",
+        ))
+        .unwrap();
+        assert_eq!(
+            ex.args[0],
+            PyVal::Namespace(vec![
+                ("type".into(), PyVal::Str("number".into())),
+                (
+                    "value".into(),
+                    PyVal::List(vec![PyVal::Int(1), PyVal::Namespace(vec![])])
+                ),
+            ])
+        );
+        for bad in ["[types.SimpleNamespace(1)]", "[types.SimpleNamespace(a=1, a=2)]"] {
+            assert!(parse(&row("f", 0, bad, "{}")).is_none(), "{bad}");
+        }
         // Objects of standard types, as the worker writes them.
         let ex = parse(&row(
             "f",

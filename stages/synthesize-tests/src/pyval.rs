@@ -27,7 +27,15 @@ pub enum PyVal {
     /// An object of a standard type built from literal arguments
     /// (`datetime.date(2024, 2, 29)`, `decimal.Decimal('1.5')`).
     Std(StdType, Vec<PyVal>),
+    /// An attribute bag, `types.SimpleNamespace(type='number', value=3)`: what stands for an
+    /// object the function reads by attribute (a token, a record). The worker reads at most
+    /// [`NAMESPACE_ATTRS`] attributes, each named by an identifier; it writes an observed
+    /// object of a class written in Python as the bag of its data attributes.
+    Namespace(Vec<(String, PyVal)>),
 }
+
+/// The most attributes a namespace may have: the worker's `ARG_NAMESPACE_ATTRS`.
+pub const NAMESPACE_ATTRS: usize = 32;
 
 /// A standard type the worker builds from literal positional arguments: the constructors
 /// of the worker's `ARG_CONSTRUCTORS` (`stages/execution/python/values.py`), which reads
@@ -299,6 +307,18 @@ impl PyVal {
                 items(out, args);
                 out.push(')');
             }
+            PyVal::Namespace(attrs) => {
+                out.push_str("types.SimpleNamespace(");
+                for (i, (k, v)) in attrs.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(k);
+                    out.push('=');
+                    v.write_literal(out);
+                }
+                out.push(')');
+            }
         }
     }
 
@@ -317,13 +337,18 @@ impl PyVal {
             | PyVal::Iter(v)
             | PyVal::Std(_, v) => 1 + v.iter().map(PyVal::size).sum::<usize>(),
             PyVal::Dict(kv) => 1 + kv.iter().map(|(k, v)| k.size() + v.size()).sum::<usize>(),
+            PyVal::Namespace(kv) => 1 + kv.iter().map(|(_, v)| 1 + v.size()).sum::<usize>(),
         }
     }
 
     /// Whether the value can be a set element or dict key (hashable in Python).
     pub fn hashable(&self) -> bool {
         match self {
-            PyVal::List(_) | PyVal::Set(_) | PyVal::Dict(_) | PyVal::Iter(_) => false,
+            PyVal::List(_)
+            | PyVal::Set(_)
+            | PyVal::Dict(_)
+            | PyVal::Iter(_)
+            | PyVal::Namespace(_) => false,
             PyVal::Tuple(v) | PyVal::FrozenSet(v) => v.iter().all(PyVal::hashable),
             _ => true,
         }
@@ -528,5 +553,17 @@ mod tests {
             kwargs_literal(&[("sep".into(), PyVal::Str(",".into()))]),
             "{\"sep\": \",\"}"
         );
+        let token = PyVal::Namespace(vec![
+            ("type".into(), PyVal::Str("number".into())),
+            ("value".into(), PyVal::List(vec![PyVal::Namespace(vec![])])),
+        ]);
+        assert_eq!(
+            token.literal(),
+            "types.SimpleNamespace(type=\"number\", value=[types.SimpleNamespace()])"
+        );
+        assert!(!token.hashable());
+        // The worker's bound on a namespace's attributes.
+        let src = include_str!("../../execution/python/values.py");
+        assert!(src.contains(&format!("\nARG_NAMESPACE_ATTRS = {NAMESPACE_ATTRS}\n")));
     }
 }

@@ -362,6 +362,7 @@ fn holds_extreme(v: &PyVal) -> bool {
         | PyVal::FrozenSet(xs)
         | PyVal::Iter(xs) => xs.iter().any(holds_extreme),
         PyVal::Dict(kv) => kv.iter().any(|(k, x)| holds_extreme(k) || holds_extreme(x)),
+        PyVal::Namespace(kv) => kv.iter().any(|(_, x)| holds_extreme(x)),
         _ => false,
     }
 }
@@ -1046,6 +1047,7 @@ fn scalars<'v>(v: &'v mut PyVal, out: &mut Vec<&'v mut PyVal>) {
             scalars(k, out);
             scalars(x, out);
         }),
+        PyVal::Namespace(kv) => kv.iter_mut().for_each(|(_, x)| scalars(x, out)),
         _ => {}
     }
 }
@@ -1129,6 +1131,19 @@ fn nudge(v: PyVal, pool: &Pool, runner: &mut TestRunner) -> PyVal {
             let v = args[at].clone();
             args[at] = nudge(v, pool, runner);
             PyVal::Std(t, args)
+        }
+        // One attribute changed; a text one now and then made one of the function's
+        // strings whole (`token.type == 'percentage'`).
+        PyVal::Namespace(mut kv) if !kv.is_empty() => {
+            let at = r / 4 % kv.len();
+            let v = kv[at].1.clone();
+            kv[at].1 = match v {
+                PyVal::Str(_) if r.is_multiple_of(3) && !pool.strs.is_empty() => {
+                    PyVal::Str(pool.strs[r / 16 % pool.strs.len()].clone())
+                }
+                v => nudge(v, pool, runner),
+            };
+            PyVal::Namespace(kv)
         }
         PyVal::Dict(mut kv) => {
             if !kv.is_empty() && r.is_multiple_of(2) {

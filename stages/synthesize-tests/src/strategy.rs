@@ -649,6 +649,17 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
             .prop_map(PyVal::Callable)
             .boxed(),
         Ty::Std(t) => std_strategy(*t, pool),
+        // Every attribute drawn from its own type (the code reads them all, or some: a
+        // missing one would only raise AttributeError).
+        Ty::Object(attrs) => {
+            let names: Vec<String> = attrs.iter().map(|(k, _)| k.clone()).collect();
+            attrs
+                .iter()
+                .map(|(_, t)| strategy(t, pool, depth + 1))
+                .collect::<Vec<_>>()
+                .prop_map(move |vals| PyVal::Namespace(names.iter().cloned().zip(vals).collect()))
+                .boxed()
+        }
         Ty::Any | Ty::Literal(_) | Ty::Unsupported(_) => {
             if depth > 2 {
                 return int_strategy(pool);
@@ -1013,7 +1024,7 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
 
 fn hashable_ty(t: &Ty) -> bool {
     match t {
-        Ty::List(_) | Ty::Iterable(_) | Ty::Dict(..) | Ty::Set(_) => false,
+        Ty::List(_) | Ty::Iterable(_) | Ty::Dict(..) | Ty::Set(_) | Ty::Object(_) => false,
         Ty::Tuple(ts) | Ty::Union(ts) => ts.iter().all(hashable_ty),
         Ty::TupleOf(t) | Ty::FrozenSet(t) => hashable_ty(t),
         _ => true,
@@ -1087,6 +1098,12 @@ pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
         Ty::Callable => PyVal::Callable("str"),
         Ty::Exception => PyVal::Callable("ValueError"),
         Ty::Std(t) => std_typical(*t),
+        Ty::Object(attrs) => PyVal::Namespace(
+            attrs
+                .iter()
+                .map(|(k, t)| (k.clone(), typical(t, pool)))
+                .collect(),
+        ),
         Ty::Any | Ty::Unsupported(_) => PyVal::Int(3),
     }
 }
@@ -1326,6 +1343,20 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
                 push(v);
             }
         }
+        // One attribute at a time at its edges, the others typical (as a tuple's items).
+        Ty::Object(attrs) => {
+            let typicals: Vec<(String, PyVal)> = attrs
+                .iter()
+                .map(|(k, t)| (k.clone(), typical(t, pool)))
+                .collect();
+            for (i, (_, t)) in attrs.iter().enumerate() {
+                for e in edge_list(t, pool).into_iter().skip(1).take(3) {
+                    let mut v = typicals.clone();
+                    v[i].1 = e;
+                    push(PyVal::Namespace(v));
+                }
+            }
+        }
         Ty::Any | Ty::Unsupported(_) => {
             for v in [
                 PyVal::Str("abc".into()),
@@ -1546,6 +1577,60 @@ mod tests {
                 other => panic!("not a dict: {other:?}"),
             }
         }
+    }
+
+    /// An object read by attribute is drawn as an attribute bag with every attribute of its
+    /// type, edge values one attribute at a time, and the worker's reader builds it.
+    #[test]
+    fn objects_are_attribute_bags_the_worker_reads() {
+        let token = Ty::Object(vec![
+            ("type".into(), Ty::Str),
+            ("value".into(), Ty::Int),
+            ("args".into(), Ty::List(Box::new(Ty::Object(vec![("unit".into(), Ty::Str)])))),
+        ]);
+        let pool = Pool {
+            strs: vec!["number".into(), "percentage".into()],
+            ..Pool::default()
+        };
+        let s = strategy(&token, &pool, 0);
+        let mut r = runner();
+        let mut drawn: Vec<PyVal> = (0..60).map(|_| s.new_tree(&mut r).unwrap().current()).collect();
+        let edges = edge_list(&token, &pool);
+        assert!(edges.len() > 4, "{edges:?}");
+        drawn.extend(edges);
+        let mut typed = 0;
+        for v in &drawn {
+            let PyVal::Namespace(attrs) = v else {
+                panic!("not a namespace: {v:?}")
+            };
+            let names: Vec<&str> = attrs.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(names, ["type", "value", "args"]);
+            typed += usize::from(matches!(&attrs[0].1, PyVal::Str(t) if t == "number"));
+        }
+        assert!(typed > 0, "the function's strings reach the attributes");
+        let texts: Vec<String> = drawn.iter().map(PyVal::literal).collect();
+        let script = format!(
+            r#"
+import json, sys
+sys.path.insert(0, {:?})
+import values
+read = values.make_arg_eval()
+ok = 0
+for text in json.load(sys.stdin):
+    v = read(text)
+    ok += type(v).__name__ == "SimpleNamespace" and isinstance(v.value, int) and all(
+        type(a).__name__ == "SimpleNamespace" and isinstance(a.unit, str) for a in v.args)
+print(ok)
+"#,
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../execution/python")
+        );
+        let json = serde_json::to_string(&texts).expect("json");
+        let Some(out) =
+            crate::test_python::json_through(&script, &json, "read the drawn objects with")
+        else {
+            return;
+        };
+        assert_eq!(String::from_utf8_lossy(&out).trim(), texts.len().to_string());
     }
 
     /// Lists are drawn at the lengths the function checks for, not only short ones.

@@ -88,6 +88,9 @@ pub enum Ty {
     Exception,
     /// An object of a standard type the worker builds from literals (`datetime.date`).
     Std(StdType),
+    /// An object read by attribute (`token.type == 'number'`, observed tokens): an attribute
+    /// bag with these attributes, each of its type.
+    Object(Vec<(String, Ty)>),
     /// A type no literal can stand for (a class of the repository, `re.Pattern`, ...).
     Unsupported(String),
 }
@@ -195,6 +198,13 @@ impl Ty {
             Ty::FrozenSet(t) => Ty::FrozenSet(Box::new(t.prune())),
             Ty::Tuple(ts) => Ty::Tuple(ts.into_iter().map(Ty::prune).collect()),
             Ty::Dict(k, v) => Ty::Dict(Box::new(k.prune()), Box::new(v.prune())),
+            // An attribute no literal can stand for is drawn as anything.
+            Ty::Object(attrs) => Ty::Object(
+                attrs
+                    .into_iter()
+                    .map(|(k, t)| (k, if t.generatable() { t.prune() } else { Ty::Any }))
+                    .collect(),
+            ),
             other => other,
         }
     }
@@ -224,6 +234,9 @@ pub fn of_value(v: &PyVal) -> Ty {
         ),
         PyVal::Callable(_) => Ty::Callable,
         PyVal::Std(t, _) => Ty::Std(*t),
+        PyVal::Namespace(attrs) => {
+            Ty::Object(attrs.iter().map(|(k, v)| (k.clone(), of_value(v))).collect())
+        }
     }
 }
 
