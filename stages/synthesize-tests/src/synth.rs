@@ -139,9 +139,9 @@ pub fn param_specs(
             };
             let var_positional = kind == ParamKind::VarPositional;
             // How a loop over it uses its items (`for f in funcs: f(x)`).
-            let items = analysis.items(&p.name).and_then(usage::Evidence::ty);
+            let items = analysis.ty_of(&format!("{}[]", p.name));
             let items_used = items.clone();
-            let used = analysis.evidence.get(&p.name).and_then(usage::Evidence::ty);
+            let used = analysis.ty_of(&p.name);
             let used = if var_positional {
                 // The uses of `*args` are of the tuple; its values are its items.
                 items

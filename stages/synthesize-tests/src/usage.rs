@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use crate::literal::{python_parser, value_of};
-use crate::pyval::{PyVal, StdType};
+use crate::pyval::{PyVal, StdType, NAMESPACE_ATTRS};
 use crate::types::{Shape, Ty};
 
 /// A base kind a use of a parameter points to.
@@ -157,6 +157,33 @@ impl Analysis {
     pub fn items(&self, p: &str) -> Option<&Evidence> {
         self.evidence.get(&format!("{p}[]"))
     }
+
+    /// The type the uses of `key` point to (a parameter, `PARAM[]` its items, `KEY.NAME`
+    /// an attribute): its own evidence's, joined by an object with the attributes read of
+    /// it (`token.type == 'number'` and `token.value / 100`: an object whose `type` is text
+    /// and whose `value` a number), each typed the same way; `None` when nothing is said.
+    pub fn ty_of(&self, key: &str) -> Option<Ty> {
+        let own = self.evidence.get(key).and_then(Evidence::ty);
+        let attrs: Vec<(String, Ty)> = self
+            .evidence
+            .keys()
+            .filter_map(|k| k.strip_prefix(key)?.strip_prefix('.'))
+            .filter(|a| !a.contains(['.', '[']))
+            .take(NAMESPACE_ATTRS)
+            .map(|a| {
+                let t = self.ty_of(&format!("{key}.{a}")).unwrap_or(Ty::Any);
+                (a.to_string(), t)
+            })
+            .collect();
+        if attrs.is_empty() {
+            return own;
+        }
+        let object = Ty::Object(attrs);
+        Some(match own {
+            None => object,
+            Some(t) => Ty::Union(vec![t, object]).flatten(),
+        })
+    }
 }
 
 /// What the analysis of one function found.
@@ -254,6 +281,76 @@ const PATTERN_ATTRS: &[&str] = &[
     "groupindex",
     "pattern",
 ];
+/// Attributes of the standard types the worker builds and of numbers, each with the kind it
+/// points to and whether it is a method: read on a parameter (a method called), they say
+/// what it is (and make it no attribute bag's).
+const STD_ATTRS: &[(&str, Kind, bool)] = &[
+    ("year", Kind::Std(StdType::Date), false),
+    ("month", Kind::Std(StdType::Date), false),
+    ("day", Kind::Std(StdType::Date), false),
+    ("weekday", Kind::Std(StdType::Date), true),
+    ("isoweekday", Kind::Std(StdType::Date), true),
+    ("isoformat", Kind::Std(StdType::Date), true),
+    ("isocalendar", Kind::Std(StdType::Date), true),
+    ("strftime", Kind::Std(StdType::Date), true),
+    ("toordinal", Kind::Std(StdType::Date), true),
+    ("timetuple", Kind::Std(StdType::Date), true),
+    ("hour", Kind::Std(StdType::Time), false),
+    ("minute", Kind::Std(StdType::Time), false),
+    ("second", Kind::Std(StdType::Time), false),
+    ("microsecond", Kind::Std(StdType::Time), false),
+    ("tzinfo", Kind::Std(StdType::DateTime), false),
+    ("utcoffset", Kind::Std(StdType::DateTime), true),
+    ("astimezone", Kind::Std(StdType::DateTime), true),
+    ("timestamp", Kind::Std(StdType::DateTime), true),
+    ("total_seconds", Kind::Std(StdType::TimeDelta), true),
+    ("quantize", Kind::Std(StdType::Decimal), true),
+    ("as_tuple", Kind::Std(StdType::Decimal), true),
+    ("numerator", Kind::Std(StdType::Fraction), false),
+    ("denominator", Kind::Std(StdType::Fraction), false),
+    ("limit_denominator", Kind::Std(StdType::Fraction), true),
+    ("suffix", Kind::Std(StdType::PurePosixPath), false),
+    ("suffixes", Kind::Std(StdType::PurePosixPath), false),
+    ("stem", Kind::Std(StdType::PurePosixPath), false),
+    ("with_suffix", Kind::Std(StdType::PurePosixPath), true),
+    ("with_name", Kind::Std(StdType::PurePosixPath), true),
+    ("with_stem", Kind::Std(StdType::PurePosixPath), true),
+    ("as_posix", Kind::Std(StdType::PurePosixPath), true),
+    ("is_absolute", Kind::Std(StdType::PurePosixPath), true),
+    ("relative_to", Kind::Std(StdType::PurePosixPath), true),
+    ("joinpath", Kind::Std(StdType::PurePosixPath), true),
+    ("real", Kind::Float, false),
+    ("imag", Kind::Float, false),
+    ("conjugate", Kind::Float, true),
+    ("hex", Kind::Float, true),
+    ("as_integer_ratio", Kind::Float, true),
+];
+
+/// Whether a builtin or standard type has an attribute of this name, read (`called`: called)
+/// on a parameter: a data attribute of a date, a fraction, a path or a number, a dunder, or
+/// a method of text, a list, a dict, a set, a pattern, a number, a date or a path when it
+/// is called. Such an attribute is no attribute of an object of the repository's; a method's
+/// name not called (`token.is_integer`, `node.index`) may well be one.
+fn known_attribute(name: &str, called: bool) -> bool {
+    if name.starts_with("__") && name.ends_with("__") || matches!(name, "groupindex" | "pattern")
+    {
+        return true;
+    }
+    if let Some((_, _, method)) = STD_ATTRS.iter().find(|(n, _, _)| *n == name) {
+        return called || !method;
+    }
+    called
+        && (STR_METHODS.contains(&name)
+            || LIST_METHODS.contains(&name)
+            || DICT_METHODS.contains(&name)
+            || SET_METHODS.contains(&name)
+            || PATTERN_ATTRS.contains(&name)
+            || matches!(
+                name,
+                "decode" | "bit_length" | "to_bytes" | "is_integer" | "index" | "count" | "copy"
+            ))
+}
+
 /// What the `%` conversions of a format string ask of a single argument: a number when
 /// every conversion is numeric (`%d`, `%i`, `%x`, `%f`, ...), `None` otherwise (`%s`, `%r`
 /// take anything; several conversions take a tuple).
@@ -381,9 +478,11 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
 }
 
 /// The names `for` loops and comprehensions bind to the items of a parameter
-/// (`for f in funcs`, `[n for n in names]`), each to the key `PARAM[]`: found before the
-/// walk, since a comprehension's body comes before its `for`. A name bound by two loops
-/// over different parameters, or that is a parameter itself, is left out.
+/// (`for f in funcs`, `[n for n in names]`, `for a in args[:3]`), each to the key
+/// `PARAM[]`, and the names a plain assignment makes another name for a parameter
+/// (`token = value`), each to the key `PARAM`: found before the walk, since a
+/// comprehension's body comes before its `for`. A name bound to two different keys, or that
+/// is a parameter itself, is left out.
 fn loop_names(
     node: Node<'_>,
     src: &str,
@@ -396,6 +495,18 @@ fn loop_names(
             node.child_by_field_name("left"),
             node.child_by_field_name("right").map(strip_parens),
         ) {
+            // `for a in args[:3]` walks the items of `args` too.
+            let r = match r.child_by_field_name("value") {
+                Some(v)
+                    if r.kind() == "subscript"
+                        && r
+                            .child_by_field_name("subscript")
+                            .is_some_and(|i| i.kind() == "slice") =>
+                {
+                    strip_parens(v)
+                }
+                _ => r,
+            };
             let (name, over) = (text(l), text(r));
             if l.kind() == "identifier"
                 && r.kind() == "identifier"
@@ -409,6 +520,29 @@ fn loop_names(
                     }
                     _ => {
                         out.insert(name, key);
+                    }
+                }
+            }
+        }
+    }
+    if node.kind() == "assignment" {
+        let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+        if let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right").map(strip_parens),
+        ) {
+            let (name, of) = (text(l), text(r));
+            if l.kind() == "identifier"
+                && r.kind() == "identifier"
+                && params.contains(of.as_str())
+                && !params.contains(name.as_str())
+            {
+                match out.get(&name) {
+                    Some(k) if *k != of => {
+                        out.insert(name, String::new());
+                    }
+                    _ => {
+                        out.insert(name, of);
                     }
                 }
             }
@@ -445,9 +579,37 @@ impl Walk<'_, '_> {
     }
 
     /// The parameter a node is, when it is a bare parameter name; or `PARAM[]` when it is
-    /// a loop's name for a parameter's items.
+    /// a loop's name for a parameter's items; or `KEY.NAME` when it is an attribute of one
+    /// of those, or of an item picked by a literal index (`token.type`, `args[0].value`,
+    /// two attributes deep at most) that no builtin or standard type has
+    /// ([`Analysis::ty_of`] makes the attributes an object's).
     fn param(&self, n: Node<'_>) -> Option<String> {
         let n = strip_parens(n);
+        if n.kind() == "attribute" {
+            let (obj, attr) = (
+                strip_parens(n.child_by_field_name("object")?),
+                n.child_by_field_name("attribute")?,
+            );
+            let name = self.text(attr);
+            if known_attribute(name, is_called(n)) {
+                return None;
+            }
+            let base = match obj.kind() {
+                "subscript"
+                    if obj
+                        .child_by_field_name("subscript")
+                        .is_some_and(|i| strip_parens(i).kind() == "integer") =>
+                {
+                    let of = self.param(obj.child_by_field_name("value")?)?;
+                    format!("{of}[]")
+                }
+                _ => self.param(obj)?,
+            };
+            if base.matches('.').count() >= 2 || base.ends_with("[][]") {
+                return None;
+            }
+            return Some(format!("{base}.{name}"));
+        }
         if n.kind() != "identifier" {
             return None;
         }
@@ -591,7 +753,10 @@ impl Walk<'_, '_> {
         };
         if let Some(p) = self.param(f) {
             self.ev(&p).vote(Kind::Callable, 6);
-            return;
+            // A method of an object (`token.serialize()`): its arguments are looked at too.
+            if strip_parens(f).kind() != "attribute" {
+                return;
+            }
         }
         let fname = self.text(f).to_string();
         let args: Vec<Node<'_>> = node
@@ -760,13 +925,26 @@ impl Walk<'_, '_> {
         ) else {
             return;
         };
+        // An attribute of an object: known to be read, even when nothing says of what type;
+        // and says nothing else of the object (`token.is_integer` is no float's method).
+        if let Some(key) = self.param(node) {
+            self.ev(&key);
+            return;
+        }
         let Some(p) = self.param(obj) else {
             return;
         };
         let attr = self.text(attr).to_string();
+        let called = is_called(node);
         let e = self.ev(&p);
         let a = attr.as_str();
-        if STR_METHODS.contains(&a) {
+        let std = STD_ATTRS
+            .iter()
+            .find(|(n, _, method)| *n == a && (!method || called))
+            .map(|(_, k, _)| *k);
+        if let Some(k) = std {
+            e.vote(k, 3);
+        } else if STR_METHODS.contains(&a) {
             e.vote(Kind::Str, 3);
         } else if a == "decode" {
             e.vote(Kind::Bytes, 3);
@@ -960,6 +1138,12 @@ fn struct_size(fmt: &str) -> Option<usize> {
     (count.is_none() && total > 0).then_some(total)
 }
 
+/// Whether a node is what a call calls (`x.split` in `x.split()`).
+fn is_called(n: Node<'_>) -> bool {
+    n.parent()
+        .is_some_and(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(n))
+}
+
 fn strip_parens(mut n: Node<'_>) -> Node<'_> {
     while n.kind() == "parenthesized_expression" {
         match n.named_child(0) {
@@ -1106,14 +1290,64 @@ mod tests {
             &params(&["x"]),
         )
         .unwrap();
+        // `x.year` points to a date (and makes `x` no attribute bag).
         assert_eq!(
-            a.evidence["x"].ty(),
+            a.ty_of("x"),
             Some(Ty::Union(vec![
-                Ty::Std(StdType::DateTime),
                 Ty::Std(StdType::Date),
+                Ty::Std(StdType::DateTime),
                 Ty::Std(StdType::Decimal)
             ]))
         );
+    }
+
+    #[test]
+    fn attributes_read_make_an_object() {
+        let a = analyze(
+            "def f(token, args, path, n):
+    t = token
+    if t.type == 'number' and t.is_integer:
+        return t.value / 100, t.serialize()
+    if len(args) == 1 and args[0].type == 'ident':
+        return [a.unit.lower() for a in args[1:]]
+    return path.suffix, n.bit_length(), t.lower()
+",
+            &params(&["token", "args", "path", "n"]),
+        )
+        .unwrap();
+        let obj = |attrs: &[(&str, Ty)]| {
+            Ty::Object(
+                attrs
+                    .iter()
+                    .map(|(k, t)| (k.to_string(), t.clone()))
+                    .collect(),
+            )
+        };
+        // An alias's attributes are the parameter's; a called one is a method (a callable);
+        // `lower()` is a method of text.
+        assert_eq!(
+            a.ty_of("token"),
+            Some(Ty::Union(vec![
+                Ty::Str,
+                obj(&[
+                    ("is_integer", Ty::Any),
+                    ("serialize", Ty::Callable),
+                    ("type", Ty::Str),
+                    ("value", Ty::Int),
+                ])
+            ]))
+        );
+        // Items picked by index or walked from a slice: their attributes, nested once.
+        assert_eq!(
+            a.ty_of("args[]"),
+            Some(obj(&[
+                ("type", Ty::Str),
+                ("unit", Ty::Str),
+            ]))
+        );
+        // Attributes of standard types and numbers say what the parameter is.
+        assert_eq!(a.ty_of("path"), Some(Ty::Std(StdType::PurePosixPath)));
+        assert_eq!(a.ty_of("n"), Some(Ty::Int));
     }
 
     #[test]
