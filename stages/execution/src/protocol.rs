@@ -59,7 +59,10 @@ pub struct Call {
     ///   `datetime.timedelta([days, seconds, us])`, TZ alone, `fractions.Fraction(N, D)`,
     ///   `decimal.Decimal(S)`, `pathlib.PurePosixPath(S)`, and `re.compile(S[, F])`, a
     ///   compiled str pattern whose flags F are among IGNORECASE, MULTILINE, DOTALL,
-    ///   UNICODE, VERBOSE and ASCII (`ARG_CONSTRUCTORS`, `ARG_REGEX_FLAGS`).
+    ///   UNICODE, VERBOSE and ASCII (`ARG_CONSTRUCTORS`, `ARG_REGEX_FLAGS`);
+    /// - an attribute bag, `types.SimpleNamespace(NAME=V, ...)`: keywords only, each an
+    ///   identifier, at most 32 (`ARG_NAMESPACE_ATTRS`), their values in this grammar; it
+    ///   stands for an object the code reads by attribute.
     ///
     /// Nothing else: no other name, attribute or call, no operator but the signs and
     /// complex literals, no `lambda`, no comprehension. Text outside this grammar (or
