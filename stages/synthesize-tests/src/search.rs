@@ -337,15 +337,40 @@ pub struct Search<'a, R: Runner> {
     cases: Vec<Case>,
     reservoir: Vec<Case>,
     discarded: std::collections::BTreeMap<String, usize>,
-    /// The argument slots ([`extreme_slots`]) that held an extreme value when a call timed
-    /// out: no input with an extreme value there is run again (`while x < 0: x += 1` never
-    /// ends from -1e300, nor from -inf or -1e12, and each such call costs the whole call
-    /// timeout).
-    hung: BTreeSet<usize>,
+    /// The argument slots and what they held ([`suspect_slots`]) when a call timed out: no
+    /// input with such a value there is run again (`while x < 0: x += 1` never ends from
+    /// -1e300, nor from -inf or -1e12; `while n: n >>= 8` never ends from -1; and each such
+    /// call costs the whole call timeout).
+    hung: BTreeSet<(usize, Suspect)>,
 }
 
-/// The discard reason of an input not run because an extreme value hung a call before.
-const SKIPPED_HUNG: &str = "skipped: an extreme value there hung a call";
+/// The discard reason of an input not run because such a value hung a call before.
+const SKIPPED_HUNG: &str = "skipped: a value like it there hung a call";
+
+/// What in an argument may have made a call run forever.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Suspect {
+    /// A value whose size alone can make a loop long ([`holds_extreme`]).
+    Extreme,
+    /// A negative integer (a loop counting down to zero, or shifting towards it): suspected
+    /// only when no extreme value was passed.
+    Negative,
+}
+
+/// Whether a value is or holds a negative integer.
+fn holds_negative(v: &PyVal) -> bool {
+    match v {
+        PyVal::Int(i) => *i < 0,
+        PyVal::List(xs)
+        | PyVal::Tuple(xs)
+        | PyVal::Set(xs)
+        | PyVal::FrozenSet(xs)
+        | PyVal::Iter(xs) => xs.iter().any(holds_negative),
+        PyVal::Dict(kv) => kv.iter().any(|(k, x)| holds_negative(k) || holds_negative(x)),
+        PyVal::Namespace(kv) => kv.iter().any(|(_, x)| holds_negative(x)),
+        _ => false,
+    }
+}
 
 /// Whether a value holds one whose size alone can make a loop run long: a float at or
 /// beyond 1e12 in size or not finite, an integer beyond 2^31, a string or bytes of 1000
@@ -367,21 +392,22 @@ fn holds_extreme(v: &PyVal) -> bool {
     }
 }
 
-/// The slots of an input holding an extreme value ([`holds_extreme`]): a parameter's
-/// index, and one past the last for `*args` and `**kwargs` together.
-fn extreme_slots(input: &Input) -> BTreeSet<usize> {
+/// The slots of an input holding a value `what` says is suspect: a parameter's index, and
+/// one past the last for `*args` and `**kwargs` together. After a timeout the slots of the
+/// extreme values are suspect, or when there is none, those of the negative integers.
+fn slots_holding(input: &Input, what: fn(&PyVal) -> bool) -> BTreeSet<usize> {
     let mut out: BTreeSet<usize> = input
         .values
         .iter()
         .enumerate()
-        .filter(|(_, v)| v.as_ref().is_some_and(holds_extreme))
+        .filter(|(_, v)| v.as_ref().is_some_and(what))
         .map(|(i, _)| i)
         .collect();
     if input
         .varargs
         .iter()
         .chain(input.extra_kwargs.iter().map(|(_, v)| v))
-        .any(holds_extreme)
+        .any(what)
     {
         out.insert(input.values.len());
     }
@@ -485,8 +511,21 @@ impl<'a, R: Runner> Search<'a, R> {
 
     /// Runs one input. Returns its observation when the result is usable.
     fn run(&mut self, input: &Input, lineage: Lineage) -> Option<(Observed, String, String)> {
-        let extremes = extreme_slots(input);
-        if !extremes.is_disjoint(&self.hung) {
+        let extreme = slots_holding(input, holds_extreme);
+        let negative = slots_holding(input, holds_negative);
+        let held = |slots: &BTreeSet<usize>, what: Suspect| -> Vec<(usize, Suspect)> {
+            slots.iter().map(|&i| (i, what)).collect()
+        };
+        let suspects = if extreme.is_empty() {
+            held(&negative, Suspect::Negative)
+        } else {
+            held(&extreme, Suspect::Extreme)
+        };
+        if held(&extreme, Suspect::Extreme)
+            .into_iter()
+            .chain(held(&negative, Suspect::Negative))
+            .any(|s| self.hung.contains(&s))
+        {
             // Counted as a call, so that every loop of the search still ends.
             self.calls += 1;
             *self.discarded.entry(SKIPPED_HUNG.into()).or_default() += 1;
@@ -497,7 +536,7 @@ impl<'a, R: Runner> Search<'a, R> {
         let obs = self.runner.call(&args, &kwargs);
         if matches!(&obs.result, CallResult::Failed { status, .. } if status == execution::Status::Timeout.as_str())
         {
-            self.hung.extend(extremes);
+            self.hung.extend(suspects);
         }
         tracing::trace!(%args, %kwargs, result = ?obs.result, arcs = ?obs.arcs, all = ?obs.all_arcs, "call");
         if self.total.is_none() {
@@ -1339,6 +1378,66 @@ mod tests {
             "{:?}",
             found.discarded
         );
+    }
+
+    /// `f(n)` on integers, which never returns from a negative one (`while n: n >>= 8`).
+    #[derive(Default)]
+    struct HangsBelowZero {
+        calls: Vec<String>,
+    }
+
+    impl Runner for HangsBelowZero {
+        fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
+            self.calls.push(args.to_string());
+            let all: BTreeSet<Arc> = [(1, 2), (2, 3), (2, -1), (3, -1)].into_iter().collect();
+            let n: i128 = args.trim_matches(['[', ']']).parse().unwrap_or(0);
+            let (result, hit) = if n < 0 {
+                (
+                    CallResult::Failed {
+                        status: execution::Status::Timeout.as_str().into(),
+                        detail: String::new(),
+                    },
+                    vec![],
+                )
+            } else {
+                (ret("ok"), vec![(1, 2), (2, -1)])
+            };
+            Observed {
+                result,
+                arcs: hit.into_iter().collect(),
+                all_arcs: Some(all),
+            }
+        }
+    }
+
+    /// After a call with no extreme value timed out, no negative integer goes to the
+    /// parameters that held one: a single timeout where every negative edge and draw would
+    /// have cost one.
+    #[test]
+    fn negative_integers_are_not_run_again_where_one_hung_a_call() {
+        let params = vec![ParamSpec {
+            name: "n".into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty: Ty::Int,
+            has_default: false,
+        }];
+        let pool = Pool {
+            ints: vec![-3, 4],
+            ..Pool::default()
+        };
+        let raises = BTreeSet::new();
+        let (found, runner) = Search::new(
+            &params,
+            &pool,
+            &raises,
+            Budget::default(),
+            HangsBelowZero::default(),
+        )
+        .run_all([5; 32]);
+        let below = |c: &&String| c.trim_matches(['[', ']']).parse::<i128>().is_ok_and(|n| n < 0);
+        let negatives = runner.calls.iter().filter(below).count();
+        assert_eq!(negatives, 1, "{:?}", runner.calls);
+        assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);
     }
 
     #[test]
