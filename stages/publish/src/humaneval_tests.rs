@@ -279,7 +279,10 @@ fn fixtures() -> (Vec<Fixture>, Vec<TestCase>) {
         "rank",
         0,
         "[types.SimpleNamespace(type=\"number\", value=1, unit=\"px\"), re.compile(\"p\", 2)]",
-        Some(&tup(&[r#"{"t":"bool","v":false}"#.to_string(), r#"{"t":"bool","v":true}"#.to_string()])),
+        Some(&tup(&[
+            r#"{"t":"bool","v":false}"#.to_string(),
+            r#"{"t":"bool","v":true}"#.to_string(),
+        ])),
         None,
     ));
     (fx, cases)

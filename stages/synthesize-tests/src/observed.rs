@@ -187,11 +187,17 @@ fn value_in(node: Node<'_>, src: &str) -> Option<PyVal> {
                     if a.kind() != "keyword_argument" {
                         return None;
                     }
-                    let k = a.child_by_field_name("name")?.utf8_text(src.as_bytes()).ok()?;
+                    let k = a
+                        .child_by_field_name("name")?
+                        .utf8_text(src.as_bytes())
+                        .ok()?;
                     if attrs.iter().any(|(n, _)| n == k) {
                         return None;
                     }
-                    attrs.push((k.to_string(), value_in(a.child_by_field_name("value")?, src)?));
+                    attrs.push((
+                        k.to_string(),
+                        value_in(a.child_by_field_name("value")?, src)?,
+                    ));
                 }
                 return (attrs.len() <= NAMESPACE_ATTRS).then_some(PyVal::Namespace(attrs));
             }
@@ -314,7 +320,10 @@ mod tests {
                 ),
             ])
         );
-        for bad in ["[types.SimpleNamespace(1)]", "[types.SimpleNamespace(a=1, a=2)]"] {
+        for bad in [
+            "[types.SimpleNamespace(1)]",
+            "[types.SimpleNamespace(a=1, a=2)]",
+        ] {
             assert!(parse(&row("f", 0, bad, "{}")).is_none(), "{bad}");
         }
         // Objects of standard types, as the worker writes them.

@@ -366,7 +366,9 @@ fn holds_negative(v: &PyVal) -> bool {
         | PyVal::Set(xs)
         | PyVal::FrozenSet(xs)
         | PyVal::Iter(xs) => xs.iter().any(holds_negative),
-        PyVal::Dict(kv) => kv.iter().any(|(k, x)| holds_negative(k) || holds_negative(x)),
+        PyVal::Dict(kv) => kv
+            .iter()
+            .any(|(k, x)| holds_negative(k) || holds_negative(x)),
         PyVal::Namespace(kv) => kv.iter().any(|(_, x)| holds_negative(x)),
         _ => false,
     }
@@ -1434,7 +1436,11 @@ mod tests {
             HangsBelowZero::default(),
         )
         .run_all([5; 32]);
-        let below = |c: &&String| c.trim_matches(['[', ']']).parse::<i128>().is_ok_and(|n| n < 0);
+        let below = |c: &&String| {
+            c.trim_matches(['[', ']'])
+                .parse::<i128>()
+                .is_ok_and(|n| n < 0)
+        };
         let negatives = runner.calls.iter().filter(below).count();
         assert_eq!(negatives, 1, "{:?}", runner.calls);
         assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);

@@ -1586,7 +1586,10 @@ mod tests {
         let token = Ty::Object(vec![
             ("type".into(), Ty::Str),
             ("value".into(), Ty::Int),
-            ("args".into(), Ty::List(Box::new(Ty::Object(vec![("unit".into(), Ty::Str)])))),
+            (
+                "args".into(),
+                Ty::List(Box::new(Ty::Object(vec![("unit".into(), Ty::Str)]))),
+            ),
         ]);
         let pool = Pool {
             strs: vec!["number".into(), "percentage".into()],
@@ -1594,7 +1597,9 @@ mod tests {
         };
         let s = strategy(&token, &pool, 0);
         let mut r = runner();
-        let mut drawn: Vec<PyVal> = (0..60).map(|_| s.new_tree(&mut r).unwrap().current()).collect();
+        let mut drawn: Vec<PyVal> = (0..60)
+            .map(|_| s.new_tree(&mut r).unwrap().current())
+            .collect();
         let edges = edge_list(&token, &pool);
         assert!(edges.len() > 4, "{edges:?}");
         drawn.extend(edges);
@@ -1630,7 +1635,10 @@ print(ok)
         else {
             return;
         };
-        assert_eq!(String::from_utf8_lossy(&out).trim(), texts.len().to_string());
+        assert_eq!(
+            String::from_utf8_lossy(&out).trim(),
+            texts.len().to_string()
+        );
     }
 
     /// Lists are drawn at the lengths the function checks for, not only short ones.

@@ -234,9 +234,12 @@ pub fn of_value(v: &PyVal) -> Ty {
         ),
         PyVal::Callable(_) => Ty::Callable,
         PyVal::Std(t, _) => Ty::Std(*t),
-        PyVal::Namespace(attrs) => {
-            Ty::Object(attrs.iter().map(|(k, v)| (k.clone(), of_value(v))).collect())
-        }
+        PyVal::Namespace(attrs) => Ty::Object(
+            attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), of_value(v)))
+                .collect(),
+        ),
     }
 }
 

@@ -332,8 +332,7 @@ const STD_ATTRS: &[(&str, Kind, bool)] = &[
 /// is called. Such an attribute is no attribute of an object of the repository's; a method's
 /// name not called (`token.is_integer`, `node.index`) may well be one.
 fn known_attribute(name: &str, called: bool) -> bool {
-    if name.starts_with("__") && name.ends_with("__") || matches!(name, "groupindex" | "pattern")
-    {
+    if name.starts_with("__") && name.ends_with("__") || matches!(name, "groupindex" | "pattern") {
         return true;
     }
     if let Some((_, _, method)) = STD_ATTRS.iter().find(|(n, _, _)| *n == name) {
@@ -499,8 +498,7 @@ fn loop_names(
             let r = match r.child_by_field_name("value") {
                 Some(v)
                     if r.kind() == "subscript"
-                        && r
-                            .child_by_field_name("subscript")
+                        && r.child_by_field_name("subscript")
                             .is_some_and(|i| i.kind() == "slice") =>
                 {
                     strip_parens(v)
@@ -1340,10 +1338,7 @@ mod tests {
         // Items picked by index or walked from a slice: their attributes, nested once.
         assert_eq!(
             a.ty_of("args[]"),
-            Some(obj(&[
-                ("type", Ty::Str),
-                ("unit", Ty::Str),
-            ]))
+            Some(obj(&[("type", Ty::Str), ("unit", Ty::Str),]))
         );
         // Attributes of standard types and numbers say what the parameter is.
         assert_eq!(a.ty_of("path"), Some(Ty::Std(StdType::PurePosixPath)));
