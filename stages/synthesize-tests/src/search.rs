@@ -1315,19 +1315,40 @@ mod tests {
                 .is_ok_and(|f| !f.is_finite() || f.abs() >= 1e12)
     }
 
-    /// `f(v, h)` on floats, which never returns (a timeout) when either is not finite or
-    /// at least 1e12 in size; every call it was given is recorded.
-    #[derive(Default)]
+    /// `f(...)` that never returns (a timeout) when `hangs(args)`; every call it was given
+    /// is recorded.
     struct Hangs {
+        hangs: fn(&str) -> bool,
         calls: Vec<String>,
+    }
+
+    impl Hangs {
+        /// On floats: hangs when either is not finite or at least 1e12 in size.
+        fn on_extremes() -> Hangs {
+            Hangs {
+                hangs: |args| args.trim_matches(['[', ']']).split(", ").any(is_extreme),
+                calls: Vec::new(),
+            }
+        }
+
+        /// On one integer: hangs when it is negative (`while n: n >>= 8`).
+        fn below_zero() -> Hangs {
+            Hangs {
+                hangs: |args| {
+                    args.trim_matches(['[', ']'])
+                        .parse::<i128>()
+                        .is_ok_and(|n| n < 0)
+                },
+                calls: Vec::new(),
+            }
+        }
     }
 
     impl Runner for Hangs {
         fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
             self.calls.push(args.to_string());
             let all: BTreeSet<Arc> = [(1, 2), (2, 3), (2, -1), (3, -1)].into_iter().collect();
-            let hangs = args.trim_matches(['[', ']']).split(", ").any(is_extreme);
-            let (result, hit) = if hangs {
+            let (result, hit) = if (self.hangs)(args) {
                 (
                     CallResult::Failed {
                         status: execution::Status::Timeout.as_str().into(),
@@ -1362,9 +1383,14 @@ mod tests {
             .collect();
         let pool = Pool::default();
         let raises = BTreeSet::new();
-        let (found, runner) =
-            Search::new(&params, &pool, &raises, Budget::default(), Hangs::default())
-                .run_all([3; 32]);
+        let (found, runner) = Search::new(
+            &params,
+            &pool,
+            &raises,
+            Budget::default(),
+            Hangs::on_extremes(),
+        )
+        .run_all([3; 32]);
         let timeouts = runner
             .calls
             .iter()
@@ -1380,36 +1406,6 @@ mod tests {
             "{:?}",
             found.discarded
         );
-    }
-
-    /// `f(n)` on integers, which never returns from a negative one (`while n: n >>= 8`).
-    #[derive(Default)]
-    struct HangsBelowZero {
-        calls: Vec<String>,
-    }
-
-    impl Runner for HangsBelowZero {
-        fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
-            self.calls.push(args.to_string());
-            let all: BTreeSet<Arc> = [(1, 2), (2, 3), (2, -1), (3, -1)].into_iter().collect();
-            let n: i128 = args.trim_matches(['[', ']']).parse().unwrap_or(0);
-            let (result, hit) = if n < 0 {
-                (
-                    CallResult::Failed {
-                        status: execution::Status::Timeout.as_str().into(),
-                        detail: String::new(),
-                    },
-                    vec![],
-                )
-            } else {
-                (ret("ok"), vec![(1, 2), (2, -1)])
-            };
-            Observed {
-                result,
-                arcs: hit.into_iter().collect(),
-                all_arcs: Some(all),
-            }
-        }
     }
 
     /// After a call with no extreme value timed out, no negative integer goes to the
@@ -1433,7 +1429,7 @@ mod tests {
             &pool,
             &raises,
             Budget::default(),
-            HangsBelowZero::default(),
+            Hangs::below_zero(),
         )
         .run_all([5; 32]);
         let below = |c: &&String| {
