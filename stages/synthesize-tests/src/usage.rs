@@ -512,14 +512,7 @@ fn loop_names(
                 && !params.contains(name.as_str())
             {
                 let key = format!("{over}[]");
-                match out.get(&name) {
-                    Some(k) if *k != key => {
-                        out.insert(name, String::new());
-                    }
-                    _ => {
-                        out.insert(name, key);
-                    }
-                }
+                bind(out, name, key);
             }
         }
     }
@@ -535,14 +528,7 @@ fn loop_names(
                 && params.contains(of.as_str())
                 && !params.contains(name.as_str())
             {
-                match out.get(&name) {
-                    Some(k) if *k != of => {
-                        out.insert(name, String::new());
-                    }
-                    _ => {
-                        out.insert(name, of);
-                    }
-                }
+                bind(out, name, of);
             }
         }
     }
@@ -551,6 +537,12 @@ fn loop_names(
     for c in children {
         loop_names(c, src, params, out);
     }
+}
+
+/// `name` bound to `key` in `out`; made ambiguous (empty) when it is bound to another key.
+fn bind(out: &mut BTreeMap<String, String>, name: String, key: String) {
+    let ambiguous = out.get(&name).is_some_and(|k| *k != key);
+    out.insert(name, if ambiguous { String::new() } else { key });
 }
 
 fn find_function(node: Node<'_>) -> Option<Node<'_>> {
