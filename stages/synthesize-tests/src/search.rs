@@ -1308,6 +1308,13 @@ mod tests {
         }
     }
 
+    /// Arguments `[N]` with N a negative integer.
+    fn is_negative(args: &str) -> bool {
+        args.trim_matches(['[', ']'])
+            .parse::<i128>()
+            .is_ok_and(|n| n < 0)
+    }
+
     /// A float literal not finite or at least 1e12 in size.
     fn is_extreme(x: &str) -> bool {
         x.starts_with("float(")
@@ -1334,11 +1341,7 @@ mod tests {
         /// On one integer: hangs when it is negative (`while n: n >>= 8`).
         fn below_zero() -> Hangs {
             Hangs {
-                hangs: |args| {
-                    args.trim_matches(['[', ']'])
-                        .parse::<i128>()
-                        .is_ok_and(|n| n < 0)
-                },
+                hangs: is_negative,
                 calls: Vec::new(),
             }
         }
@@ -1432,12 +1435,7 @@ mod tests {
             Hangs::below_zero(),
         )
         .run_all([5; 32]);
-        let below = |c: &&String| {
-            c.trim_matches(['[', ']'])
-                .parse::<i128>()
-                .is_ok_and(|n| n < 0)
-        };
-        let negatives = runner.calls.iter().filter(below).count();
+        let negatives = runner.calls.iter().filter(|c| is_negative(c)).count();
         assert_eq!(negatives, 1, "{:?}", runner.calls);
         assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);
     }
