@@ -180,6 +180,9 @@ pub fn classify(config: &Config, f: &Function, refs: &[&Reference]) -> Verdict {
         if shape.returns_function {
             push(&mut reasons, "returns_function".into());
         }
+        for m in shape.fs_writes {
+            push(&mut reasons, format!("side_effect:io:.{m}()"));
+        }
         for (param, attr) in shape.object_params {
             let annotated = params
                 .iter()

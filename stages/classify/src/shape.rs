@@ -128,7 +128,26 @@ pub struct Shape {
     /// `(parameter, attribute)` for each parameter the body uses as an object: it reads an
     /// attribute of it that no literal value has, and never binds the name anew.
     pub object_params: Vec<(String, String)>,
+    /// The methods the body calls, on anything, that only a file system's objects have and
+    /// that change it (`leaf.mkdir(parents=True)`, `path.write_text(...)`): resolve sees no
+    /// target for a method of a value, so the name is the evidence.
+    pub fs_writes: Vec<String>,
 }
+
+/// Methods of `pathlib.Path` (and `os`-like objects) that write to the file system, and that
+/// no builtin value has. `rename` and `replace` are left out: `str.replace` is everywhere.
+const FS_WRITE_METHODS: &[&str] = &[
+    "chmod",
+    "hardlink_to",
+    "lchmod",
+    "mkdir",
+    "rmdir",
+    "symlink_to",
+    "touch",
+    "unlink",
+    "write_bytes",
+    "write_text",
+];
 
 /// Reads `source` (one function's text, `def` first) for the parameters `params`. Text
 /// that does not parse gives an empty shape: the syntax rule rejects it on its own.
@@ -159,6 +178,7 @@ pub fn shape(source: &str, params: &[&str]) -> Shape {
     let mut returns = Vec::new();
     let mut rebound = BTreeSet::new();
     let mut attrs: Vec<(String, String)> = Vec::new();
+    let mut fs_writes: Vec<String> = Vec::new();
     walk_body(body, &mut |n| match n.kind() {
         "function_definition" | "class_definition" => {
             if let Some(name) = n.child_by_field_name("name") {
@@ -193,6 +213,16 @@ pub fn shape(source: &str, params: &[&str]) -> Shape {
                 if obj.kind() == "identifier" {
                     attrs.push((text(obj).to_string(), text(attr).to_string()));
                 }
+                let called = n.parent().is_some_and(|p| {
+                    p.kind() == "call" && p.child_by_field_name("function") == Some(n)
+                });
+                let name = text(attr);
+                if called
+                    && FS_WRITE_METHODS.contains(&name)
+                    && !fs_writes.iter().any(|w| w == name)
+                {
+                    fs_writes.push(name.to_string());
+                }
             }
         }
         _ => {}
@@ -225,6 +255,7 @@ pub fn shape(source: &str, params: &[&str]) -> Shape {
     Shape {
         returns_function,
         object_params,
+        fs_writes,
     }
 }
 
@@ -336,6 +367,15 @@ mod tests {
             &["cls"],
         );
         assert_eq!(s.object_params.len(), 1);
+    }
+
+    #[test]
+    fn file_system_writes_by_method_are_seen() {
+        let s = shape(
+            "def f(path, text):\n    leaf = path / 'a' / 'b'\n    leaf.mkdir(parents=True)\n    (leaf / 'x').write_text(text.replace('a', 'b'))\n    return leaf.touch\n",
+            &["path", "text"],
+        );
+        assert_eq!(s.fs_writes, ["mkdir", "write_text"]);
     }
 
     #[test]
