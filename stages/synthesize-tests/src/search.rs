@@ -342,6 +342,10 @@ pub struct Search<'a, R: Runner> {
     /// -1e300, nor from -inf or -1e12; `while n: n >>= 8` never ends from -1; and each such
     /// call costs the whole call timeout).
     hung: BTreeSet<(usize, Suspect)>,
+    /// The argument slots and the types of value they held in calls that ended (returned,
+    /// raised or failed, but did not time out): a type that hung where another ended is
+    /// suspect ([`Suspect::Type`]).
+    ended: BTreeSet<(usize, &'static str)>,
 }
 
 /// The discard reason of an input not run because such a value hung a call before.
@@ -355,6 +359,32 @@ enum Suspect {
     /// A negative integer (a loop counting down to zero, or shifting towards it): suspected
     /// only when no extreme value was passed.
     Negative,
+    /// A value of this type (`list`, `str`, [`type_of`]), where it had never let a call end
+    /// and another type had (`while s[i:i + 1] != ''` never ends for a list): suspected only
+    /// when no extreme value nor negative integer was passed, and never the last type a
+    /// slot has left.
+    Type(&'static str),
+}
+
+/// The name of a value's type, as [`Suspect::Type`] tells them apart.
+fn type_of(v: &PyVal) -> &'static str {
+    match v {
+        PyVal::None => "None",
+        PyVal::Bool(_) => "bool",
+        PyVal::Int(_) => "int",
+        PyVal::Float(_) => "float",
+        PyVal::Str(_) => "str",
+        PyVal::Bytes(_) => "bytes",
+        PyVal::List(_) => "list",
+        PyVal::Tuple(_) => "tuple",
+        PyVal::Set(_) => "set",
+        PyVal::FrozenSet(_) => "frozenset",
+        PyVal::Iter(_) => "iterator",
+        PyVal::Dict(_) => "dict",
+        PyVal::Callable(_) => "callable",
+        PyVal::Std(t, _) => t.name(),
+        PyVal::Namespace(_) => "namespace",
+    }
 }
 
 /// Whether a value is or holds a negative integer.
@@ -448,6 +478,7 @@ impl<'a, R: Runner> Search<'a, R> {
             reservoir: Vec::new(),
             discarded: std::collections::BTreeMap::new(),
             hung: BTreeSet::new(),
+            ended: BTreeSet::new(),
         }
     }
 
@@ -518,14 +549,29 @@ impl<'a, R: Runner> Search<'a, R> {
         let held = |slots: &BTreeSet<usize>, what: Suspect| -> Vec<(usize, Suspect)> {
             slots.iter().map(|&i| (i, what)).collect()
         };
-        let suspects = if extreme.is_empty() {
+        let types: Vec<(usize, &'static str)> = input
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, type_of(v.as_ref()?))))
+            .collect();
+        let suspects = if !extreme.is_empty() {
+            held(&extreme, Suspect::Extreme)
+        } else if !negative.is_empty() {
             held(&negative, Suspect::Negative)
         } else {
-            held(&extreme, Suspect::Extreme)
+            types
+                .iter()
+                .filter(|&&(i, t)| {
+                    !self.ended.contains(&(i, t)) && self.ended.iter().any(|&(j, _)| j == i)
+                })
+                .map(|&(i, t)| (i, Suspect::Type(t)))
+                .collect()
         };
         if held(&extreme, Suspect::Extreme)
             .into_iter()
             .chain(held(&negative, Suspect::Negative))
+            .chain(types.iter().map(|&(i, t)| (i, Suspect::Type(t))))
             .any(|s| self.hung.contains(&s))
         {
             // Counted as a call, so that every loop of the search still ends.
@@ -539,6 +585,8 @@ impl<'a, R: Runner> Search<'a, R> {
         if matches!(&obs.result, CallResult::Failed { status, .. } if status == execution::Status::Timeout.as_str())
         {
             self.hung.extend(suspects);
+        } else {
+            self.ended.extend(types);
         }
         tracing::trace!(%args, %kwargs, result = ?obs.result, arcs = ?obs.arcs, all = ?obs.all_arcs, "call");
         if self.total.is_none() {
@@ -996,10 +1044,17 @@ fn splice(input: &mut Input, r: usize) -> bool {
         return false;
     };
     let v = match picked {
-        // A prefix, at times: what `startswith` and abbreviations compare.
-        PyVal::Str(s) if s.chars().count() > 1 && (r / 997).is_multiple_of(2) => {
+        // A prefix, at times: what `startswith` and abbreviations compare; or one of its
+        // characters (`c in set(password)`, a table of characters).
+        PyVal::Str(s) if s.chars().count() > 1 && !(r / 997).is_multiple_of(3) => {
             let chars: Vec<char> = s.chars().collect();
-            PyVal::Str(chars[..=(r / 1994 % (chars.len() - 1))].iter().collect())
+            // `r`'s bits mixed: the choices below must not follow the ones above.
+            let h = r.wrapping_mul(2_654_435_761) >> 5;
+            if h.is_multiple_of(2) {
+                PyVal::Str(chars[h / 2 % chars.len()].to_string())
+            } else {
+                PyVal::Str(chars[..=(h / 2 % (chars.len() - 1))].iter().collect())
+            }
         }
         other => other,
     };
@@ -1345,6 +1400,18 @@ mod tests {
                 calls: Vec::new(),
             }
         }
+
+        /// On a list as the first argument (`while s[i:i + 1] != ''` never ends for one).
+        fn on_a_list_first() -> Hangs {
+            Hangs {
+                hangs: is_list_first,
+                calls: Vec::new(),
+            }
+        }
+    }
+
+    fn is_list_first(args: &str) -> bool {
+        args.starts_with("[[")
     }
 
     impl Runner for Hangs {
@@ -1437,6 +1504,43 @@ mod tests {
         .run_all([5; 32]);
         let negatives = runner.calls.iter().filter(|c| is_negative(c)).count();
         assert_eq!(negatives, 1, "{:?}", runner.calls);
+        assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);
+    }
+
+    /// A type that hung a call where another type had let calls end is not given to that
+    /// parameter again (when no extreme or negative value explains the hang): a text-or-list
+    /// parameter costs one timeout, not one per list drawn.
+    #[test]
+    fn a_type_that_hung_a_call_is_not_run_again_there() {
+        let params = vec![
+            ParamSpec {
+                name: "s".into(),
+                kind: ParamKind::PositionalOrKeyword,
+                ty: Ty::Union(vec![Ty::Str, Ty::List(Box::new(Ty::Int))]),
+                has_default: false,
+            },
+            ParamSpec {
+                name: "end".into(),
+                kind: ParamKind::PositionalOrKeyword,
+                ty: Ty::Int,
+                has_default: false,
+            },
+        ];
+        let pool = Pool::default();
+        let raises = BTreeSet::new();
+        let (found, runner) = Search::new(
+            &params,
+            &pool,
+            &raises,
+            Budget::default(),
+            Hangs::on_a_list_first(),
+        )
+        .run_all([7; 32]);
+        let lists = runner.calls.iter().filter(|c| is_list_first(c)).count();
+        // A list with an extreme or negative integer beside it bans those instead, so a
+        // few may hang; without the rule dozens do.
+        assert!((1..=4).contains(&lists), "{lists}: {:?}", runner.calls);
+        assert!(runner.calls.iter().any(|c| c.starts_with("[\"")));
         assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);
     }
 
@@ -1630,13 +1734,14 @@ mod tests {
                 );
             }
         }
-        // The string, or a prefix of it, in place of the list's string; the list's string
-        // or number put into the first argument (a number beside a string: none of its kind
-        // there, and a string is no container, so nothing).
+        // The string, a prefix of it or one of its characters, in place of the list's
+        // string; the list's string or number put into the first argument (a number beside
+        // a string: none of its kind there, and a string is no container, so nothing).
         for want in [
             "\"abc\" [\"abc\", 4]",
             "\"abc\" [\"a\", 4]",
             "\"abc\" [\"ab\", 4]",
+            "\"abc\" [\"c\", 4]",
             "\"x\" [\"x\", 4]",
         ] {
             assert!(seen.contains(want), "{want} not in {seen:?}");
