@@ -75,10 +75,15 @@ impl Pool {
     }
 
     /// The pool of a function's constants: each integer with its neighbours (a bound and
-    /// the values just beside it).
+    /// the values just beside it); a whole float too (`n < 1e6` asks integers about it).
     pub fn from_constants(c: &Constants) -> Pool {
+        let whole = c
+            .floats
+            .iter()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 1e18)
+            .map(|&f| f as i128);
         let mut ints = Vec::new();
-        for &i in c.ints.iter().take(24) {
+        for i in c.ints.iter().copied().chain(whole).take(24) {
             for j in [i, i - 1, i + 1] {
                 if !ints.contains(&j) {
                     ints.push(j);
@@ -649,15 +654,19 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
             .prop_map(PyVal::Callable)
             .boxed(),
         Ty::Std(t) => std_strategy(*t, pool),
-        // Every attribute drawn from its own type (the code reads them all, or some: a
-        // missing one would only raise AttributeError).
-        Ty::Object(attrs) => {
-            let names: Vec<String> = attrs.iter().map(|(k, _)| k.clone()).collect();
-            attrs
+        // Every attribute (key) drawn from its own type (the code reads them all, or some: a
+        // missing one would only raise AttributeError or KeyError).
+        Ty::Object(fields) | Ty::Record(fields) => {
+            let names: Vec<String> = fields.iter().map(|(k, _)| k.clone()).collect();
+            let of = ty.clone();
+            fields
                 .iter()
                 .map(|(_, t)| strategy(t, pool, depth + 1))
                 .collect::<Vec<_>>()
-                .prop_map(move |vals| PyVal::Namespace(names.iter().cloned().zip(vals).collect()))
+                .prop_map(move |vals| {
+                    of.with_fields(names.iter().cloned().zip(vals).collect())
+                        .unwrap_or(PyVal::None)
+                })
                 .boxed()
         }
         Ty::Any | Ty::Literal(_) | Ty::Unsupported(_) => {
@@ -1024,7 +1033,12 @@ fn std_edges(t: StdType) -> Vec<PyVal> {
 
 fn hashable_ty(t: &Ty) -> bool {
     match t {
-        Ty::List(_) | Ty::Iterable(_) | Ty::Dict(..) | Ty::Set(_) | Ty::Object(_) => false,
+        Ty::List(_)
+        | Ty::Iterable(_)
+        | Ty::Dict(..)
+        | Ty::Set(_)
+        | Ty::Object(_)
+        | Ty::Record(_) => false,
         Ty::Tuple(ts) | Ty::Union(ts) => ts.iter().all(hashable_ty),
         Ty::TupleOf(t) | Ty::FrozenSet(t) => hashable_ty(t),
         _ => true,
@@ -1098,12 +1112,14 @@ pub fn typical(ty: &Ty, pool: &Pool) -> PyVal {
         Ty::Callable => PyVal::Callable("str"),
         Ty::Exception => PyVal::Callable("ValueError"),
         Ty::Std(t) => std_typical(*t),
-        Ty::Object(attrs) => PyVal::Namespace(
-            attrs
-                .iter()
-                .map(|(k, t)| (k.clone(), typical(t, pool)))
-                .collect(),
-        ),
+        Ty::Object(fields) | Ty::Record(fields) => ty
+            .with_fields(
+                fields
+                    .iter()
+                    .map(|(k, t)| (k.clone(), typical(t, pool)))
+                    .collect(),
+            )
+            .unwrap_or(PyVal::None),
         Ty::Any | Ty::Unsupported(_) => PyVal::Int(3),
     }
 }
@@ -1343,17 +1359,25 @@ pub fn edge_list(ty: &Ty, pool: &Pool) -> Vec<PyVal> {
                 push(v);
             }
         }
-        // One attribute at a time at its edges, the others typical (as a tuple's items).
-        Ty::Object(attrs) => {
-            let typicals: Vec<(String, PyVal)> = attrs
+        // One attribute (key) at a time at its edges, the others typical (as a tuple's
+        // items); then a record without one of its keys (`row.get('id')`, `'id' in row`).
+        Ty::Object(fields) | Ty::Record(fields) => {
+            let typicals: Vec<(String, PyVal)> = fields
                 .iter()
                 .map(|(k, t)| (k.clone(), typical(t, pool)))
                 .collect();
-            for (i, (_, t)) in attrs.iter().enumerate() {
+            for (i, (_, t)) in fields.iter().enumerate() {
                 for e in edge_list(t, pool).into_iter().skip(1).take(3) {
                     let mut v = typicals.clone();
                     v[i].1 = e;
-                    push(PyVal::Namespace(v));
+                    push(ty.with_fields(v).unwrap_or(PyVal::None));
+                }
+            }
+            if matches!(ty, Ty::Record(_)) {
+                for i in 0..fields.len().min(3) {
+                    let mut v = typicals.clone();
+                    v.remove(i);
+                    push(ty.with_fields(v).unwrap_or(PyVal::None));
                 }
             }
         }

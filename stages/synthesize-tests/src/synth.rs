@@ -142,6 +142,11 @@ pub fn param_specs(
             let items = analysis.ty_of(&format!("{}[]", p.name));
             let items_used = items.clone();
             let used = analysis.ty_of(&p.name);
+            // How a loop over a dict's values uses them (`for k, v in d.items()`).
+            let used = match (used, analysis.ty_of(&format!("{}{{}}", p.name))) {
+                (Some(t), Some(v)) => Some(t.with_value(&v)),
+                (t, _) => t,
+            };
             let used = if var_positional {
                 // The uses of `*args` are of the tuple; its values are its items.
                 items

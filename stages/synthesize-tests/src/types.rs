@@ -91,6 +91,9 @@ pub enum Ty {
     /// An object read by attribute (`token.type == 'number'`, observed tokens): an attribute
     /// bag with these attributes, each of its type.
     Object(Vec<(String, Ty)>),
+    /// A dict read by literal keys (`match['token']`, `row.get('id')`): a dict with these
+    /// text keys, each value of its type.
+    Record(Vec<(String, Ty)>),
     /// A type no literal can stand for (a class of the repository, `re.Pattern`, ...).
     Unsupported(String),
 }
@@ -126,6 +129,17 @@ impl Ty {
             Ty::Set(t) => Ty::Set(fill(t)),
             Ty::FrozenSet(t) => Ty::FrozenSet(fill(t)),
             Ty::Union(ms) => Ty::Union(ms.into_iter().map(|m| m.with_item(item)).collect()),
+            other => other,
+        }
+    }
+
+    /// A dict of values of unknown type given `value` as their type (`for k, v in
+    /// d.items(): v.append(k)`); anything else unchanged.
+    #[must_use]
+    pub fn with_value(self, value: &Ty) -> Ty {
+        match self {
+            Ty::Dict(k, v) if *v == Ty::Any => Ty::Dict(k, Box::new(value.clone())),
+            Ty::Union(ms) => Ty::Union(ms.into_iter().map(|m| m.with_value(value)).collect()),
             other => other,
         }
     }
@@ -198,14 +212,42 @@ impl Ty {
             Ty::FrozenSet(t) => Ty::FrozenSet(Box::new(t.prune())),
             Ty::Tuple(ts) => Ty::Tuple(ts.into_iter().map(Ty::prune).collect()),
             Ty::Dict(k, v) => Ty::Dict(Box::new(k.prune()), Box::new(v.prune())),
-            // An attribute no literal can stand for is drawn as anything.
-            Ty::Object(attrs) => Ty::Object(
-                attrs
-                    .into_iter()
-                    .map(|(k, t)| (k, if t.generatable() { t.prune() } else { Ty::Any }))
-                    .collect(),
-            ),
+            // An attribute or a key's value no literal can stand for is drawn as anything.
+            Ty::Object(attrs) => Ty::Object(prune_fields(attrs)),
+            Ty::Record(keys) => Ty::Record(prune_fields(keys)),
             other => other,
+        }
+    }
+}
+
+fn prune_fields(fields: Vec<(String, Ty)>) -> Vec<(String, Ty)> {
+    fields
+        .into_iter()
+        .map(|(k, t)| (k, if t.generatable() { t.prune() } else { Ty::Any }))
+        .collect()
+}
+
+impl Ty {
+    /// The fields of an object (its attributes) or of a record (its keys), with their types.
+    pub fn fields(&self) -> Option<&[(String, Ty)]> {
+        match self {
+            Ty::Object(f) | Ty::Record(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// A value of this object or record type with these fields: an attribute bag or a dict
+    /// (`None` for any other type).
+    pub fn with_fields(&self, fields: Vec<(String, PyVal)>) -> Option<PyVal> {
+        match self {
+            Ty::Object(_) => Some(PyVal::Namespace(fields)),
+            Ty::Record(_) => Some(PyVal::Dict(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (PyVal::Str(k), v))
+                    .collect(),
+            )),
+            _ => None,
         }
     }
 }

@@ -175,14 +175,39 @@ impl Analysis {
                 (a.to_string(), t)
             })
             .collect();
-        if attrs.is_empty() {
+        let keys: Vec<(String, Ty)> = self
+            .evidence
+            .keys()
+            .filter_map(|k| {
+                let name = k
+                    .strip_prefix(key)?
+                    .strip_prefix("['")?
+                    .strip_suffix("']")?;
+                is_field_name(name).then_some(name)
+            })
+            .take(NAMESPACE_ATTRS)
+            .map(|k| {
+                let t = self.ty_of(&format!("{key}['{k}']")).unwrap_or(Ty::Any);
+                (k.to_string(), t)
+            })
+            .collect();
+        let mut members: Vec<Ty> = Vec::new();
+        if !keys.is_empty() {
+            members.push(Ty::Record(keys));
+        }
+        if !attrs.is_empty() {
+            members.push(Ty::Object(attrs));
+        }
+        if members.is_empty() {
             return own;
         }
-        let object = Ty::Object(attrs);
-        Some(match own {
-            None => object,
-            Some(t) => Ty::Union(vec![t, object]).flatten(),
-        })
+        // A dict read by its keys is that record, not any dict.
+        match own {
+            Some(Ty::Dict(..)) if matches!(members[0], Ty::Record(_)) => {}
+            Some(t) => members.insert(0, t),
+            None => {}
+        }
+        Some(Ty::Union(members).flatten())
     }
 }
 
@@ -464,10 +489,16 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
     }
     let mut loops = BTreeMap::new();
     loop_names(body, source, &names, &mut loops);
+    let mut numbers = BTreeMap::new();
+    local_numbers(body, source, &names, &mut numbers);
     let mut ctx = Walk {
         src: source,
         params: &names,
         loops,
+        numbers: numbers
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v?)))
+            .collect(),
         docstring: docstring.map(|d| d.id()),
         a: &mut a,
     };
@@ -514,6 +545,30 @@ fn loop_names(
                 let key = format!("{over}[]");
                 bind(out, name, key);
             }
+            // `for k, v in d.items()`, `for v in d.values()`, `for k in d.keys()`: a dict's
+            // keys are its items (`d[]`, as `for k in d` says), its values `d{}`.
+            if let Some((dict, method)) = dict_view(r, src, params) {
+                let names: Vec<Node<'_>> = if l.kind() == "identifier" {
+                    vec![l]
+                } else if matches!(l.kind(), "pattern_list" | "tuple_pattern") {
+                    let mut c = l.walk();
+                    l.named_children(&mut c).collect()
+                } else {
+                    Vec::new()
+                };
+                let keys: &[&str] = match (method, names.len()) {
+                    ("items", 2) => &["[]", "{}"],
+                    ("values", 1) => &["{}"],
+                    ("keys", 1) => &["[]"],
+                    _ => &[],
+                };
+                for (n, suffix) in names.iter().zip(keys) {
+                    let name = text(*n);
+                    if n.kind() == "identifier" && !params.contains(name.as_str()) {
+                        bind(out, name, format!("{dict}{suffix}"));
+                    }
+                }
+            }
         }
     }
     if node.kind() == "assignment" {
@@ -539,6 +594,178 @@ fn loop_names(
     }
 }
 
+/// The local names bound once, to a number the function's own constants make (`minute =
+/// 60`, `hour = minute * 60`, `limit = 1e3 + delta`), in the order they are bound: a
+/// threshold the body compares with is often such a name or such an expression, and the
+/// values beside it are what its branches need. A name bound again (`end += 1`, a loop's
+/// name, a second assignment) is no constant (`None`).
+fn local_numbers(
+    node: Node<'_>,
+    src: &str,
+    params: &BTreeSet<&str>,
+    out: &mut BTreeMap<String, Option<PyVal>>,
+) {
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+    let rebound = |out: &mut BTreeMap<String, Option<PyVal>>, n: Node<'_>| {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "identifier" {
+                out.insert(text(n), None);
+            } else if matches!(
+                n.kind(),
+                "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+            ) {
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+        }
+    };
+    match node.kind() {
+        "assignment" => {
+            if let Some(l) = node.child_by_field_name("left") {
+                let name = text(l);
+                let value = (l.kind() == "identifier"
+                    && !params.contains(name.as_str())
+                    && !out.contains_key(&name))
+                .then(|| node.child_by_field_name("right"))
+                .flatten()
+                .and_then(|r| fold(r, src, &|n: &str| out.get(n).cloned().flatten()));
+                match value {
+                    Some(v) => {
+                        out.insert(name, Some(v));
+                    }
+                    None => rebound(out, l),
+                }
+            }
+        }
+        "augmented_assignment" | "for_statement" | "for_in_clause" | "named_expression" => {
+            if let Some(l) = node
+                .child_by_field_name("left")
+                .or_else(|| node.child_by_field_name("name"))
+            {
+                rebound(out, l);
+            }
+        }
+        _ => {}
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    for c in children {
+        local_numbers(c, src, params, out);
+    }
+}
+
+/// The number an expression of numeric literals and named numbers (`name`) makes with
+/// `+`, `-`, `*`, `/`, `//`, `%` and `**` (`None` for anything else, an overflow, a division
+/// by zero, a power past 64 or a float that is no finite number).
+fn fold(node: Node<'_>, src: &str, name: &dyn Fn(&str) -> Option<PyVal>) -> Option<PyVal> {
+    let node = strip_parens(node);
+    match node.kind() {
+        "integer" | "float" | "unary_operator" if value_of(node, src).is_some() => {
+            value_of(node, src).filter(|v| matches!(v, PyVal::Int(_) | PyVal::Float(_)))
+        }
+        "unary_operator" => {
+            let op = node.child_by_field_name("operator")?;
+            match (
+                op.kind(),
+                fold(node.child_by_field_name("argument")?, src, name)?,
+            ) {
+                ("-", PyVal::Int(i)) => i.checked_neg().map(PyVal::Int),
+                ("-", PyVal::Float(f)) => Some(PyVal::Float(-f)),
+                ("+", v) => Some(v),
+                _ => None,
+            }
+        }
+        "identifier" => name(node.utf8_text(src.as_bytes()).ok()?),
+        "binary_operator" => {
+            let left = fold(node.child_by_field_name("left")?, src, name)?;
+            let right = fold(node.child_by_field_name("right")?, src, name)?;
+            let op = node.child_by_field_name("operator")?.kind();
+            let value = match (left, right) {
+                (PyVal::Int(a), PyVal::Int(b)) => fold_ints(op, a, b),
+                (a, b) => fold_floats(op, as_float(&a)?, as_float(&b)?).map(PyVal::Float),
+            }?;
+            (!matches!(value, PyVal::Float(x) if !x.is_finite())).then_some(value)
+        }
+        _ => None,
+    }
+}
+
+fn as_float(v: &PyVal) -> Option<f64> {
+    match v {
+        PyVal::Int(i) => Some(*i as f64),
+        PyVal::Float(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// `a OP b` on integers as Python computes it (`//` and `%` round towards minus infinity).
+fn fold_ints(op: &str, a: i128, b: i128) -> Option<PyVal> {
+    let floor_div = |a: i128, b: i128| {
+        let q = a.checked_div(b)?;
+        Some(if a % b != 0 && (a < 0) != (b < 0) {
+            q - 1
+        } else {
+            q
+        })
+    };
+    match op {
+        "+" => a.checked_add(b).map(PyVal::Int),
+        "-" => a.checked_sub(b).map(PyVal::Int),
+        "*" => a.checked_mul(b).map(PyVal::Int),
+        "//" => floor_div(a, b).map(PyVal::Int),
+        "%" => floor_div(a, b)
+            .and_then(|q| a.checked_sub(q.checked_mul(b)?))
+            .map(PyVal::Int),
+        "/" if b != 0 => Some(PyVal::Float(a as f64 / b as f64)),
+        "**" if (0..=64).contains(&b) => a.checked_pow(u32::try_from(b).ok()?).map(PyVal::Int),
+        _ => None,
+    }
+}
+
+fn fold_floats(op: &str, a: f64, b: f64) -> Option<f64> {
+    Some(match op {
+        "+" => a + b,
+        "-" => a - b,
+        "*" => a * b,
+        "/" if b != 0.0 => a / b,
+        "**" if b.abs() <= 64.0 => a.powf(b),
+        _ => return None,
+    })
+}
+
+/// How many attributes or keys deep an evidence key is (`token.type` 1, `row['a'].b` 2).
+fn depth(key: &str) -> usize {
+    key.matches('.').count() + key.matches("['").count()
+}
+
+/// A record key the evidence keys can hold: short text without quotes, brackets or dots
+/// (what `PARAM['KEY']` must parse back from).
+fn is_field_name(k: &str) -> bool {
+    !k.is_empty() && k.chars().count() <= 40 && !k.contains(['\'', '[', ']', '.', '\\', '\n'])
+}
+
+/// `(PARAM, METHOD)` for `PARAM.items()`, `PARAM.values()` or `PARAM.keys()`.
+fn dict_view<'s>(n: Node<'_>, src: &'s str, params: &BTreeSet<&str>) -> Option<(&'s str, &'s str)> {
+    let f = n
+        .child_by_field_name("function")
+        .filter(|_| n.kind() == "call")?;
+    let args = n.child_by_field_name("arguments")?;
+    if f.kind() != "attribute" || args.named_child_count() != 0 {
+        return None;
+    }
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).ok();
+    let (obj, method) = (
+        f.child_by_field_name("object")?,
+        text(f.child_by_field_name("attribute")?)?,
+    );
+    let dict = text(obj)?;
+    (obj.kind() == "identifier"
+        && params.contains(dict)
+        && matches!(method, "items" | "values" | "keys"))
+    .then_some((dict, method))
+}
+
 /// `name` bound to `key` in `out`; made ambiguous (empty) when it is bound to another key.
 fn bind(out: &mut BTreeMap<String, String>, name: String, key: String) {
     let ambiguous = out.get(&name).is_some_and(|k| *k != key);
@@ -559,6 +786,8 @@ struct Walk<'s, 'a> {
     params: &'s BTreeSet<&'s str>,
     /// Loop names bound to a parameter's items ([`loop_names`]; empty: ambiguous).
     loops: BTreeMap<String, String>,
+    /// Local names bound once to a number ([`local_numbers`]).
+    numbers: BTreeMap<String, PyVal>,
     docstring: Option<usize>,
     a: &'a mut Analysis,
 }
@@ -575,6 +804,11 @@ impl Walk<'_, '_> {
     /// ([`Analysis::ty_of`] makes the attributes an object's).
     fn param(&self, n: Node<'_>) -> Option<String> {
         let n = strip_parens(n);
+        // `row['id']`, `row.get('id')`: a key of a record (its value).
+        if let Some((of, key)) = self.literal_key(n) {
+            let base = self.param(of)?;
+            return (depth(&base) < 2).then(|| format!("{base}['{key}']"));
+        }
         if n.kind() == "attribute" {
             let (obj, attr) = (
                 strip_parens(n.child_by_field_name("object")?),
@@ -595,7 +829,7 @@ impl Walk<'_, '_> {
                 }
                 _ => self.param(obj)?,
             };
-            if base.matches('.').count() >= 2 || base.ends_with("[][]") {
+            if depth(&base) >= 2 || base.ends_with("[][]") {
                 return None;
             }
             return Some(format!("{base}.{name}"));
@@ -608,6 +842,61 @@ impl Walk<'_, '_> {
             return Some(name.to_string());
         }
         self.loops.get(name).filter(|k| !k.is_empty()).cloned()
+    }
+
+    /// The number an expression makes ([`fold`]), through the local names bound to one.
+    fn number(&self, n: Node<'_>) -> Option<PyVal> {
+        fold(n, self.src, &|name: &str| self.numbers.get(name).cloned())
+    }
+
+    /// The kind of node an operand stands for: a folded expression or a name bound to a
+    /// number reads as the literal it makes (`x < limit` as `x < 1005.0`).
+    fn operand_kind(&self, n: Node<'_>) -> &'static str {
+        match (n.kind(), self.number(n)) {
+            ("identifier" | "binary_operator", Some(PyVal::Int(_))) => "integer",
+            ("identifier" | "binary_operator", Some(PyVal::Float(_))) => "float",
+            (k, _) => match k {
+                "integer" => "integer",
+                "float" => "float",
+                "string" => "string",
+                "concatenated_string" => "concatenated_string",
+                "true" => "true",
+                "false" => "false",
+                "list" => "list",
+                "list_comprehension" => "list_comprehension",
+                "tuple" => "tuple",
+                _ => "",
+            },
+        }
+    }
+
+    /// What `n` indexes and the key, when `n` reads a text key that can name a record's
+    /// field: `x['id']` or `x.get('id')` / `x.get('id', default)`.
+    fn literal_key<'t>(&self, n: Node<'t>) -> Option<(Node<'t>, String)> {
+        let (of, key) = match n.kind() {
+            "subscript" => (
+                n.child_by_field_name("value")?,
+                n.child_by_field_name("subscript")?,
+            ),
+            "call" => {
+                let f = strip_parens(n.child_by_field_name("function")?);
+                if f.kind() != "attribute"
+                    || self.text(f.child_by_field_name("attribute")?) != "get"
+                {
+                    return None;
+                }
+                let args = n.child_by_field_name("arguments")?;
+                if args.named_child_count() > 2 {
+                    return None;
+                }
+                (f.child_by_field_name("object")?, args.named_child(0)?)
+            }
+            _ => return None,
+        };
+        match value_of(strip_parens(key), self.src)? {
+            PyVal::Str(k) if is_field_name(&k) => Some((of, k)),
+            _ => None,
+        }
     }
 
     fn ev(&mut self, p: &str) -> &mut Evidence {
@@ -638,7 +927,14 @@ impl Walk<'_, '_> {
             "call" => self.call(node),
             "attribute" => self.attribute(node),
             "subscript" => self.subscript(node),
-            "binary_operator" | "augmented_assignment" => self.arithmetic(node),
+            "binary_operator" | "augmented_assignment" => {
+                if node.kind() == "binary_operator" {
+                    if let Some(v) = self.number(node) {
+                        self.a.constants.add(v);
+                    }
+                }
+                self.arithmetic(node);
+            }
             "comparison_operator" => self.comparison(node),
             "for_statement" | "for_in_clause" => {
                 if let Some(p) = node
@@ -694,11 +990,30 @@ impl Walk<'_, '_> {
         if module != "re" {
             return;
         }
+        // A pattern of bytes (`b"..."`, `"...".encode()`) matches bytes.
+        let bytes_pattern = args.first().is_some_and(|a| {
+            let a = strip_parens(*a);
+            matches!(value_of(a, self.src), Some(PyVal::Bytes(_)))
+                || (a.kind() == "call"
+                    && a.child_by_field_name("function").is_some_and(|f| {
+                        f.kind() == "attribute"
+                            && f.child_by_field_name("attribute")
+                                .is_some_and(|m| self.text(m) == "encode")
+                            && f.child_by_field_name("object").is_some_and(|o| {
+                                matches!(o.kind(), "string" | "concatenated_string")
+                            })
+                    }))
+        });
         if let Some(p) = text_at
             .and_then(|i| args.get(i))
             .and_then(|a| self.param(*a))
         {
-            self.ev(&p).vote(Kind::Str, 3);
+            let kind = if bytes_pattern {
+                Kind::Bytes
+            } else {
+                Kind::Str
+            };
+            self.ev(&p).vote(kind, 3);
         }
         let Some(PyVal::Str(pattern)) = args
             .first()
@@ -741,6 +1056,9 @@ impl Walk<'_, '_> {
         let Some(f) = node.child_by_field_name("function") else {
             return;
         };
+        if let Some(key) = self.param(node) {
+            self.ev(&key);
+        }
         if let Some(p) = self.param(f) {
             self.ev(&p).vote(Kind::Callable, 6);
             // A method of an object (`token.serialize()`): its arguments are looked at too.
@@ -957,6 +1275,10 @@ impl Walk<'_, '_> {
     }
 
     fn subscript(&mut self, node: Node<'_>) {
+        // A record's key: known to be read, even when nothing says of what type.
+        if let Some(key) = self.param(node) {
+            self.ev(&key);
+        }
         let Some(p) = node
             .child_by_field_name("value")
             .and_then(|v| self.param(v))
@@ -995,6 +1317,7 @@ impl Walk<'_, '_> {
                 continue;
             };
             let other = strip_parens(other);
+            let other_kind = self.operand_kind(other);
             // `"%d items" % n`: the conversions say what `n` is.
             let on_right = side == right;
             let format_arg =
@@ -1011,7 +1334,7 @@ impl Walk<'_, '_> {
                 e.vote(Kind::Int, 3);
                 continue;
             }
-            match other.kind() {
+            match other_kind {
                 "integer" => {
                     if op == "%" && side == left {
                         // `x % 2` (numbers) or `fmt % args` (strings): numbers are likelier
@@ -1066,6 +1389,7 @@ impl Walk<'_, '_> {
                     continue;
                 };
                 let other = strip_parens(other);
+                let other_kind = self.operand_kind(other);
                 let e = self.a.evidence.entry(p).or_default();
                 if other.kind() == "none" {
                     e.none_checked = true;
@@ -1084,7 +1408,7 @@ impl Walk<'_, '_> {
                     }
                     continue;
                 }
-                match other.kind() {
+                match other_kind {
                     "integer" => {
                         e.vote(Kind::Int, 2);
                         e.vote(Kind::Float, 1);
@@ -1249,6 +1573,71 @@ mod tests {
         assert_eq!(a.evidence["h"].ty(), Some(Ty::Text(Shape::Hex)));
         assert_eq!(a.evidence["ip"].ty(), Some(Ty::Text(Shape::Ip)));
         assert_eq!(a.evidence.get("n").and_then(|e| e.shape), None);
+    }
+
+    #[test]
+    fn dicts_read_by_literal_keys_are_records() {
+        let a = analyze(
+            "def f(match, table, row):\n    first = match['token'][:1]\n    if not match['ascending']:\n        first = first.upper()\n    for letter, subs in table.items():\n        for sub in subs:\n            first += sub\n    return first * len(match['token']), row.get('id', 0) + 1, row['n'] < 5\n",
+            &params(&["match", "table", "row"]),
+        )
+        .unwrap();
+        let Some(Ty::Record(keys)) = a.ty_of("match") else {
+            panic!("match: {:?}", a.ty_of("match"));
+        };
+        let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["ascending", "token"]);
+        let Some(Ty::Record(keys)) = a.ty_of("row") else {
+            panic!("row: {:?}", a.ty_of("row"));
+        };
+        assert_eq!(keys, [("id".into(), Ty::Int), ("n".into(), Ty::Int)]);
+        // A dict walked by `.items()`: its values are what the loop's second name is.
+        assert!(
+            matches!(a.ty_of("table{}"), Some(Ty::Iterable(_))),
+            "{:?}",
+            a.ty_of("table{}")
+        );
+        assert!(
+            matches!(a.ty_of("table"), Some(Ty::Dict(..))),
+            "{:?}",
+            a.ty_of("table")
+        );
+    }
+
+    #[test]
+    fn a_bytes_pattern_matches_bytes() {
+        let a = analyze(
+            "def f(err, out):\n    x = re.sub(r\"\\[\\d+ refs\\]\".encode(), \"\".encode(), err)\n    return x, re.match(b'a+', out)\n",
+            &params(&["err", "out"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["err"].ty(), Some(Ty::Bytes));
+        assert_eq!(a.evidence["out"].ty(), Some(Ty::Bytes));
+    }
+
+    #[test]
+    fn thresholds_made_of_constants_are_folded() {
+        let a = analyze(
+            "def f(seconds, guesses, end):\n    minute = 60\n    hour = minute * 60\n    month = hour * 24 * 31\n    delta = 5\n    while end < 3:\n        end += 1\n    step = 2\n    step = step * 3\n    if seconds < month:\n        return 1\n    if guesses < 1e3 + delta:\n        return 2\n    return end < hour // 7\n",
+            &params(&["seconds", "guesses", "end"]),
+        )
+        .unwrap();
+        assert_eq!(fold_ints("//", 7, -2), Some(PyVal::Int(-4)));
+        assert_eq!(fold_ints("%", -7, 2), Some(PyVal::Int(1)));
+        assert_eq!(fold_ints("//", 7, 0), None);
+        for want in [3600, 2_678_400, 514] {
+            assert!(
+                a.constants.ints.contains(&want),
+                "{want} in {:?}",
+                a.constants.ints
+            );
+        }
+        assert!(a.constants.floats.contains(&1005.0));
+        // A name bound twice is no constant: `step * 3` folds to nothing.
+        assert!(!a.constants.ints.contains(&6) && !a.constants.ints.contains(&18));
+        // A comparison with a folded threshold votes as one with the literal.
+        assert_eq!(a.evidence["seconds"].ty(), Some(Ty::Int));
+        assert_eq!(a.evidence["guesses"].ty(), Some(Ty::Float));
     }
 
     #[test]
