@@ -1077,13 +1077,14 @@ fn splice(input: &mut Input, r: usize) -> bool {
 }
 
 /// A position inside one argument (a string, bytes, a list or tuple) given to an integer
-/// argument: code that walks text from an index (`text[at]`, `while src[pos] in " \t"`)
-/// branches on what stands there, and an independently drawn integer seldom falls inside
-/// the text, still less on its one space or mark. Half the time the position is one of a
-/// character that is no ASCII letter or digit, else any position, the end included.
-/// `false` when there is no such pair of arguments.
+/// of another argument, itself or inside it (`text[at]`, `span = (start, end)`): code that
+/// walks text from an index (`while src[pos] in " \t"`) branches on what stands there,
+/// and an independently drawn integer seldom falls inside the text, still less on its one
+/// space or mark. Half the time the position is one of a character that is no ASCII letter
+/// or digit, or one beside it (what looks one step ahead or back sees it), else any
+/// position, the end included. `false` when there is no such pair of arguments.
 fn position_into(input: &mut Input, r: usize) -> bool {
-    let mut slots: Vec<&mut PyVal> = input.values.iter_mut().flatten().collect();
+    let slots: Vec<&mut PyVal> = input.values.iter_mut().flatten().collect();
     let sized: Vec<usize> = (0..slots.len())
         .filter(|&i| {
             matches!(
@@ -1092,14 +1093,10 @@ fn position_into(input: &mut Input, r: usize) -> bool {
             )
         })
         .collect();
-    let ints: Vec<usize> = (0..slots.len())
-        .filter(|&i| matches!(slots[i], PyVal::Int(_)))
-        .collect();
-    if sized.is_empty() || ints.is_empty() {
+    if sized.is_empty() || slots.len() < 2 {
         return false;
     }
     let from = sized[r % sized.len()];
-    let to = ints[r / 7 % ints.len()];
     let (len, odd): (usize, Vec<usize>) = match &*slots[from] {
         PyVal::Str(s) => (
             s.chars().count(),
@@ -1119,11 +1116,27 @@ fn position_into(input: &mut Input, r: usize) -> bool {
         _ => return false,
     };
     let at = if !odd.is_empty() && (r / 61).is_multiple_of(2) {
-        odd[r / 122 % odd.len()]
+        let at = odd[r / 122 % odd.len()];
+        match r / 122 / odd.len() % 4 {
+            0 => at.saturating_sub(1),
+            1 => (at + 1).min(len),
+            _ => at,
+        }
     } else {
         r / 122 % (len + 1)
     };
-    *slots[to] = PyVal::Int(at as i128);
+    let mut ints: Vec<&mut PyVal> = Vec::new();
+    for (i, v) in slots.into_iter().enumerate() {
+        if i != from {
+            scalars(v, &mut ints);
+        }
+    }
+    ints.retain(|v| matches!(**v, PyVal::Int(_)));
+    if ints.is_empty() {
+        return false;
+    }
+    let k = r / 7 % ints.len();
+    *ints.swap_remove(k) = PyVal::Int(at as i128);
     true
 }
 
@@ -1282,13 +1295,48 @@ fn nudge_items(
             let v = items[at].clone();
             items.insert(at, v);
         }
-        2 => items.reverse(),
+        2 if (r / 4).is_multiple_of(2) => items.reverse(),
+        2 => sort_scalars(&mut items),
         _ => {
             let v = items[at].clone();
             items[at] = nudge(v, pool, runner);
         }
     }
     items
+}
+
+/// The integers inside the items put in ascending order where they stand, and the strings
+/// likewise: a list sorted, and a list of pairs made a table of ascending, disjoint
+/// intervals (`[(5, 9), (1, 3)]` becomes `[(1, 3), (5, 9)]`, `[(9, 1), (4, 2)]` becomes
+/// `[(1, 2), (4, 9)]`), which binary searches and merges need and random draws never are.
+fn sort_scalars(items: &mut [PyVal]) {
+    let mut found = Vec::new();
+    for v in items.iter_mut() {
+        scalars(v, &mut found);
+    }
+    let mut ints: Vec<i128> = Vec::new();
+    let mut strs: Vec<String> = Vec::new();
+    for v in &found {
+        match &**v {
+            PyVal::Int(i) => ints.push(*i),
+            PyVal::Str(s) => strs.push(s.clone()),
+            _ => {}
+        }
+    }
+    ints.sort_unstable();
+    strs.sort_unstable();
+    let (mut ints, mut strs) = (ints.into_iter(), strs.into_iter());
+    for v in found {
+        match v {
+            PyVal::Int(i) => *i = ints.next().unwrap_or(*i),
+            PyVal::Str(s) => {
+                if let Some(t) = strs.next() {
+                    *s = t;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1687,7 +1735,7 @@ mod tests {
 
     #[test]
     fn positions_of_one_argument_go_into_an_integer() {
-        let mut hits_odd = 0;
+        let (mut hits_odd, mut hits_before) = (0, 0);
         for r in 0..200usize {
             let mut input = Input {
                 values: vec![
@@ -1702,8 +1750,27 @@ mod tests {
             };
             assert!((0..=5).contains(&at), "{at}");
             hits_odd += usize::from(at == 2);
+            hits_before += usize::from(at == 1);
         }
-        assert!(hits_odd >= 60, "{hits_odd}");
+        // Half the time at the mark or beside it: on it most, before it some.
+        assert!(hits_odd >= 40, "{hits_odd}");
+        assert!(hits_before >= 25, "{hits_before}");
+        // An integer inside another argument takes it too (`span = (start, end)`).
+        let mut span = Input {
+            values: vec![
+                Some(PyVal::Str("  ab ".into())),
+                Some(PyVal::Tuple(vec![PyVal::Int(-3), PyVal::Int(99)])),
+            ],
+            ..Input::default()
+        };
+        assert!(position_into(&mut span, 12_344));
+        let Some(PyVal::Tuple(ends)) = &span.values[1] else {
+            panic!("{span:?}")
+        };
+        assert!(
+            ends.iter().any(|e| matches!(e, PyVal::Int(0..=5))),
+            "{ends:?}"
+        );
         let mut none = Input {
             values: vec![Some(PyVal::Str("abc".into())), Some(PyVal::Str("x".into()))],
             ..Input::default()
@@ -1712,6 +1779,23 @@ mod tests {
             !position_into(&mut none, 3),
             "no integer to give a position to"
         );
+    }
+
+    #[test]
+    fn sorting_makes_lists_ascending_and_pairs_disjoint_intervals() {
+        let mut pairs = vec![
+            PyVal::Tuple(vec![PyVal::Int(9), PyVal::Int(1)]),
+            PyVal::Tuple(vec![PyVal::Int(4), PyVal::Int(2)]),
+        ];
+        sort_scalars(&mut pairs);
+        assert_eq!(PyVal::List(pairs).literal(), "[(1, 2), (4, 9)]");
+        let mut words = vec![
+            PyVal::Str("b".into()),
+            PyVal::Int(3),
+            PyVal::Str("a".into()),
+        ];
+        sort_scalars(&mut words);
+        assert_eq!(PyVal::List(words).literal(), "[\"a\", 3, \"b\"]");
     }
 
     #[test]
