@@ -394,7 +394,52 @@ fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
     }
     let consts = pool.strs.clone();
     let pieces = proptest::sample::select(consts.clone());
-    Union::new_weighted(vec![
+    let pairs = bracket_pairs(pool);
+    let mut arms: Vec<(u32, BoxedStrategy<String>)> = Vec::new();
+    if !pairs.is_empty() {
+        // Brackets the function looks for, around text that may hold one of its constants
+        // or brackets of their own: `a (b superseded) c`, `[x [y] z]`. Parsers branch on
+        // what stands between an opening and its closing, and random text seldom has both
+        // in order.
+        let words: Vec<String> = consts
+            .iter()
+            .filter(|c| c.chars().any(char::is_alphanumeric))
+            .cloned()
+            .collect();
+        let words = proptest::sample::select(if words.is_empty() {
+            consts.clone()
+        } else {
+            words
+        });
+        let inner = Union::new_weighted(vec![
+            (2, random.clone()),
+            (
+                3,
+                (random.clone(), words, random.clone())
+                    .prop_map(|(a, b, c)| format!("{a} {b}{c}"))
+                    .boxed(),
+            ),
+        ])
+        .boxed();
+        let pair = proptest::sample::select(pairs);
+        let bracketed = (pair.clone(), inner.clone())
+            .prop_map(|((o, c), t)| format!("{o}{t}{c}"))
+            .boxed();
+        let nested = (pair, inner.clone(), bracketed.clone(), inner)
+            .prop_map(|((o, c), a, b, d)| format!("{o}{a}{b}{d}{c}"))
+            .boxed();
+        arms.push((
+            3,
+            (
+                random.clone(),
+                Union::new_weighted(vec![(3, bracketed), (1, nested)]),
+                random.clone(),
+            )
+                .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+                .boxed(),
+        ));
+    }
+    arms.extend(vec![
         (5, random.clone()),
         (3, proptest::sample::select(consts).boxed()),
         // A constant inside other text: `prefix + "needle" + suffix`.
@@ -447,8 +492,25 @@ fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
                 })
                 .boxed(),
         ),
-    ])
-    .boxed()
+    ]);
+    Union::new_weighted(arms).boxed()
+}
+
+/// The pairs of brackets (and quotes) whose both characters the function's strings hold.
+fn bracket_pairs(pool: &Pool) -> Vec<(char, char)> {
+    let has = |c: char| pool.strs.iter().any(|s| s.contains(c));
+    [
+        ('(', ')'),
+        ('[', ']'),
+        ('{', '}'),
+        ('<', '>'),
+        ('"', '"'),
+        ('\'', '\''),
+        ('`', '`'),
+    ]
+    .into_iter()
+    .filter(|&(o, c)| has(o) && has(c))
+    .collect()
 }
 
 fn bytes_strategy(pool: &Pool) -> BoxedStrategy<PyVal> {
@@ -1738,6 +1800,32 @@ print(ok)
             .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x) if x.contains("needle")))
             .count();
         assert!(hits > 20, "only {hits} of 100 strings held the constant");
+    }
+
+    #[test]
+    fn brackets_the_function_looks_for_enclose_its_constants() {
+        let pool = Pool {
+            strs: vec!["(".into(), ")".into(), "superseded".into()],
+            ..Pool::default()
+        };
+        let s = strategy(&Ty::Str, &pool, 0);
+        let mut r = runner();
+        let hits = (0..300)
+            .filter(|_| {
+                matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x)
+                    if x.find('(').zip(x.find("superseded")).zip(x.rfind(')'))
+                        .is_some_and(|((o, w), c)| o < w && w < c))
+            })
+            .count();
+        assert!(
+            hits > 15,
+            "only {hits} of 300 strings held `(... superseded ...)`"
+        );
+        assert!(bracket_pairs(&Pool {
+            strs: vec!["(".into()],
+            ..Pool::default()
+        })
+        .is_empty());
     }
 
     #[test]
