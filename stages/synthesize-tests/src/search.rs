@@ -783,6 +783,24 @@ impl<'a, R: Runner> Search<'a, R> {
             None => Just(Vec::new()).boxed(),
         };
         let kwargs = match self.params.iter().find(|p| p.kind == ParamKind::VarKeyword) {
+            // The keywords the body reads (`fields['particles']`): all of them, mostly.
+            Some(p) if matches!(p.ty, Ty::Record(_)) => {
+                let record = strategy::strategy(&p.ty, self.pool, 0).prop_map(|v| match v {
+                    PyVal::Dict(kv) => kv
+                        .into_iter()
+                        .filter_map(|(k, v)| match k {
+                            PyVal::Str(k) => Some((k, v)),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                });
+                let fewer = record.clone().prop_map(|mut kv: Vec<(String, PyVal)>| {
+                    kv.truncate(kv.len().saturating_sub(1));
+                    kv
+                });
+                prop_oneof![4 => record, 1 => fewer].boxed()
+            }
             Some(p) => {
                 // Names the function looks for are among its string constants.
                 let mut names: Vec<String> = self
@@ -1833,6 +1851,29 @@ mod tests {
         assert!(seen.iter().all(|s| !s.starts_with('4')), "{seen:?}");
         let mut one = positional(vec![PyVal::Int(1)]);
         assert!(!splice(&mut one, 7), "one argument has nothing to relate");
+    }
+
+    #[test]
+    fn keywords_a_body_reads_are_passed_mostly_all() {
+        let params = vec![ParamSpec {
+            name: "fields".into(),
+            kind: ParamKind::VarKeyword,
+            ty: Ty::Record(vec![("a".into(), Ty::Int), ("b".into(), Ty::Str)]),
+            has_default: false,
+        }];
+        let (pool, raises) = (Pool::default(), BTreeSet::new());
+        let search = Search::new(&params, &pool, &raises, Budget::default(), Fake);
+        let strategy = search.input_strategy();
+        let mut runner = TestRunner::deterministic();
+        let all = (0..100)
+            .filter(|_| {
+                let input = strategy.new_tree(&mut runner).unwrap().current();
+                let names: Vec<&str> = input.extra_kwargs.iter().map(|(k, _)| k.as_str()).collect();
+                assert!(names.iter().all(|n| ["a", "b"].contains(n)), "{names:?}");
+                names.len() == 2
+            })
+            .count();
+        assert!((50..100).contains(&all), "{all} of 100 with both keywords");
     }
 
     #[test]

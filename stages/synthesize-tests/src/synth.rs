@@ -193,6 +193,26 @@ pub fn param_specs(
                 Some(e) if !var_positional => e.shaped(ty),
                 _ => ty,
             };
+            // `**fields` read by literal keys (`fields['particles']`, `kwargs.get('sep')`):
+            // those keywords are passed, each value of the annotation's type (what
+            // `**fields: T` says of every value), else of its key's uses.
+            let ty = match analysis.ty_of(&p.name) {
+                Some(Ty::Record(keys)) if kind == ParamKind::VarKeyword => Ty::Record(
+                    keys.into_iter()
+                        .map(|(k, t)| {
+                            (
+                                k,
+                                if p.annotation.is_some() {
+                                    ty.clone()
+                                } else {
+                                    t
+                                },
+                            )
+                        })
+                        .collect(),
+                ),
+                _ => ty,
+            };
             let none_checked = evidence.is_some_and(|e| e.none_checked);
             let ty = if (default_none || none_checked) && ty != Ty::Any {
                 Ty::optional(ty)
@@ -728,6 +748,32 @@ mod tests {
         let analysis = usage::analyze(&f.source, &["data".into(), "funcs".into()]).expect("parses");
         let specs = param_specs(&f, &analysis, &BTreeMap::new());
         assert_eq!(specs[1].ty, Ty::Callable, "each of *funcs is called");
+    }
+
+    #[test]
+    fn keywords_read_by_literal_keys_are_passed() {
+        let mut f = function(
+            "def f(**fields: frozenset[str]):\n    fields['a'] &= fields['b']\n    return fields, fields.get('n', 0) + 1\n",
+            &[("fields", Some("frozenset[str]"), None)],
+        );
+        f.params[0].kind = ParamKind::VarKeyword;
+        let analysis = usage::analyze(&f.source, &["fields".into()]).expect("parses");
+        let specs = param_specs(&f, &analysis, &BTreeMap::new());
+        let strs = Ty::FrozenSet(Box::new(Ty::Str));
+        assert_eq!(
+            specs[0].ty,
+            Ty::Record(vec![
+                ("a".into(), strs.clone()),
+                ("b".into(), strs.clone()),
+                ("n".into(), strs)
+            ])
+        );
+        // Without the annotation, each key's own uses type it.
+        f.params[0].annotation = None;
+        let Ty::Record(keys) = &param_specs(&f, &analysis, &BTreeMap::new())[0].ty else {
+            panic!("a record")
+        };
+        assert_eq!(keys[2], ("n".into(), Ty::Int));
     }
 
     #[test]
