@@ -16,8 +16,9 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// A Python pattern in `regex-syntax`'s syntax, or `None` when it uses what that syntax
 /// has no counterpart for (conditionals, named Unicode escapes, a trailing backslash).
-/// What only narrows a match (look-arounds, back-references, comments) is dropped: the
-/// text drawn then matches the rest, which is still far closer than random text.
+/// What only narrows a match (negative look-arounds, back-references, comments) is
+/// dropped: the text drawn then matches the rest, which is still far closer than random
+/// text; a positive look-around becomes a group of its own, drawn in its place.
 pub fn to_rust_syntax(py: &str) -> Option<String> {
     let cs: Vec<char> = py.chars().collect();
     let mut out = String::with_capacity(py.len() + 8);
@@ -86,9 +87,15 @@ pub fn to_rust_syntax(py: &str) -> Option<String> {
             }
             '(' if cs.get(i + 1) == Some(&'?') => {
                 let rest: String = cs[i + 2..].iter().take(3).collect();
-                if rest.starts_with('=')
-                    || rest.starts_with('!')
-                    || rest.starts_with("<=")
+                // What a positive look-around asks for is text too: drawn in its place
+                // (`\d+(?=px)` draws `12px`, which `search` and `match` find; `(?=.*\d).{8,}`
+                // text with a digit in it).
+                if rest.starts_with('=') || rest.starts_with("<=") {
+                    out.push_str("(?:");
+                    i += if rest.starts_with('=') { 3 } else { 4 };
+                    continue;
+                }
+                if rest.starts_with('!')
                     || rest.starts_with("<!")
                     || rest.starts_with('#')
                     || rest.starts_with("P=")
@@ -298,7 +305,8 @@ mod tests {
             (r"[]a]", r"[\]a]"),
             (r"[^]a]", r"[^\]a]"),
             (r"[a[&~]", r"[a\[\&\~]"),
-            (r"(?=x)ab(?<!c)", r"ab"),
+            (r"(?!x)ab(?<!c)", r"ab"),
+            (r"a(?=x)b(?<=c)", r"a(?:x)b(?:c)"),
             (r"(?P<n>a)(?P=n)", r"(?P<n>a)"),
             (r"(a)\1b", r"(a)b"),
             (r"(?#note)a", r"a"),
