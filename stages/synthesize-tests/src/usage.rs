@@ -1341,7 +1341,10 @@ impl Walk<'_, '_> {
                         // with a number on the right.
                         e.vote(Kind::Int, 2);
                     } else if op == "*" {
+                        // Floats too, at half an integer's weight as with every integer
+                        // literal: a float literal elsewhere then tips `6 * h` to both.
                         e.vote(Kind::Int, 2);
+                        e.vote(Kind::Float, 1);
                         e.vote(Kind::Str, 1);
                         e.vote(Kind::List, 1);
                     } else {
@@ -1602,6 +1605,20 @@ mod tests {
             "{:?}",
             a.ty_of("table")
         );
+    }
+
+    #[test]
+    fn a_float_literal_beside_integer_ones_makes_a_number_of_either_kind() {
+        let a = analyze(
+            "def f(v1, v2, h, n):\n    while h < 0: h += 1\n    while h > 1: h -= 1\n    if 6 * h < 1: return v1 + (v2 - v1) * 6 * h\n    if 2 * h < 1: return v2\n    if 3 * h < 2: return v1 + (v2 - v1) * ((2.0 / 3) - h) * 6\n    return n * 2 + (n < 3)\n",
+            &params(&["v1", "v2", "h", "n"]),
+        )
+        .unwrap();
+        assert_eq!(
+            a.evidence["h"].ty(),
+            Some(Ty::Union(vec![Ty::Int, Ty::Float]))
+        );
+        assert_eq!(a.evidence["n"].ty(), Some(Ty::Int));
     }
 
     #[test]
