@@ -439,6 +439,31 @@ fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
                 .boxed(),
         ));
     }
+    // Runs of the characters of a short constant (`in " \t"`, `.strip(" \t")`: the set
+    // of characters the code skips or splits on) between other constants and words:
+    // `a\n  `, ` \n\tx`. A constant says which characters matter; how many of them stand
+    // together (one space, two, a tab) is what the branches count.
+    let sets: Vec<Vec<char>> = consts
+        .iter()
+        .map(|c| c.chars().collect::<Vec<char>>())
+        .filter(|cs| (1..=8).contains(&cs.len()))
+        .collect();
+    if !sets.is_empty() {
+        let run = proptest::sample::select(sets)
+            .prop_flat_map(|cs| proptest::collection::vec(proptest::sample::select(cs), 1..=3))
+            .prop_map(|cs| cs.into_iter().collect::<String>())
+            .boxed();
+        let word = proptest::sample::select(WORDS.to_vec())
+            .prop_map(str::to_string)
+            .boxed();
+        let segment = Union::new_weighted(vec![(3, run), (2, pieces.clone().boxed()), (2, word)]);
+        arms.push((
+            3,
+            proptest::collection::vec(segment, 1..6)
+                .prop_map(|v| v.concat())
+                .boxed(),
+        ));
+    }
     arms.extend(vec![
         (5, random.clone()),
         (3, proptest::sample::select(consts).boxed()),
@@ -1826,6 +1851,28 @@ print(ok)
             ..Pool::default()
         })
         .is_empty());
+    }
+
+    #[test]
+    fn runs_of_a_constant_s_characters_are_drawn() {
+        let pool = Pool {
+            strs: vec![" \t".into(), "\n".into()],
+            ..Pool::default()
+        };
+        let s = strategy(&Ty::Str, &pool, 0);
+        let mut r = runner();
+        let hits = (0..300)
+            .filter(|_| {
+                matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x)
+                    if x.rsplit_once('\n').is_some_and(|(_, tail)| {
+                        !tail.is_empty() && tail.len() < 4 && tail.chars().all(|c| c == ' ' || c == '\t')
+                    }))
+            })
+            .count();
+        assert!(
+            hits > 10,
+            "only {hits} of 300 strings ended in a newline and a short indent"
+        );
     }
 
     #[test]
