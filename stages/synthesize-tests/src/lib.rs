@@ -176,6 +176,13 @@ impl Args {
                 seconds: self.seconds,
                 stall: self.stall.max(1),
                 edge_cases: self.edge_cases,
+                // The reservoir is what mutants the cases miss are tried against: without
+                // mutants, no call is spent filling it once the search is done.
+                reservoir: if self.mutants == 0 {
+                    0
+                } else {
+                    Budget::default().reservoir
+                },
                 ..Budget::default()
             },
             max_cases: self.max_cases,
@@ -622,4 +629,20 @@ fn summary(
         ok,
         infra,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_mutants_no_call_fills_the_reservoir() {
+        let opts = |extra: &[&str]| {
+            let mut argv = vec!["synthesize-tests", "--data", "d"];
+            argv.extend_from_slice(extra);
+            Args::try_parse_from(argv).unwrap().options().unwrap()
+        };
+        assert_eq!(opts(&["--mutants", "0"]).budget.reservoir, 0);
+        assert_eq!(opts(&[]).budget.reservoir, Budget::default().reservoir);
+    }
 }
