@@ -1815,33 +1815,31 @@ print(ok)
 
     #[test]
     fn constants_reach_strings() {
+        let hits = texts_drawn(&["needle"], 100, |x| x.contains("needle"));
+        assert!(hits > 20, "only {hits} of 100 strings held the constant");
+    }
+
+    /// How many of `n` texts drawn with `strs` as the function's strings `want` holds of.
+    fn texts_drawn(strs: &[&str], n: usize, want: impl Fn(&str) -> bool) -> usize {
         let pool = Pool {
-            strs: vec!["needle".into()],
+            strs: strs.iter().map(|s| (*s).to_string()).collect(),
             ..Pool::default()
         };
         let s = strategy(&Ty::Str, &pool, 0);
         let mut r = runner();
-        let hits = (0..100)
-            .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x) if x.contains("needle")))
-            .count();
-        assert!(hits > 20, "only {hits} of 100 strings held the constant");
+        (0..n)
+            .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x) if want(&x)))
+            .count()
     }
 
     #[test]
     fn brackets_the_function_looks_for_enclose_its_constants() {
-        let pool = Pool {
-            strs: vec!["(".into(), ")".into(), "superseded".into()],
-            ..Pool::default()
-        };
-        let s = strategy(&Ty::Str, &pool, 0);
-        let mut r = runner();
-        let hits = (0..300)
-            .filter(|_| {
-                matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x)
-                    if x.find('(').zip(x.find("superseded")).zip(x.rfind(')'))
-                        .is_some_and(|((o, w), c)| o < w && w < c))
-            })
-            .count();
+        let hits = texts_drawn(&["(", ")", "superseded"], 300, |x| {
+            x.find('(')
+                .zip(x.find("superseded"))
+                .zip(x.rfind(')'))
+                .is_some_and(|((o, w), c)| o < w && w < c)
+        });
         assert!(
             hits > 15,
             "only {hits} of 300 strings held `(... superseded ...)`"
@@ -1855,20 +1853,11 @@ print(ok)
 
     #[test]
     fn runs_of_a_constant_s_characters_are_drawn() {
-        let pool = Pool {
-            strs: vec![" \t".into(), "\n".into()],
-            ..Pool::default()
-        };
-        let s = strategy(&Ty::Str, &pool, 0);
-        let mut r = runner();
-        let hits = (0..300)
-            .filter(|_| {
-                matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x)
-                    if x.rsplit_once('\n').is_some_and(|(_, tail)| {
-                        !tail.is_empty() && tail.len() < 4 && tail.chars().all(|c| c == ' ' || c == '\t')
-                    }))
+        let hits = texts_drawn(&[" \t", "\n"], 300, |x| {
+            x.rsplit_once('\n').is_some_and(|(_, tail)| {
+                !tail.is_empty() && tail.len() < 4 && tail.chars().all(|c| c == ' ' || c == '\t')
             })
-            .count();
+        });
         assert!(
             hits > 10,
             "only {hits} of 300 strings ended in a newline and a short indent"
