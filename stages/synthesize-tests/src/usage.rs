@@ -855,18 +855,7 @@ impl Walk<'_, '_> {
         match (n.kind(), self.number(n)) {
             ("identifier" | "binary_operator", Some(PyVal::Int(_))) => "integer",
             ("identifier" | "binary_operator", Some(PyVal::Float(_))) => "float",
-            (k, _) => match k {
-                "integer" => "integer",
-                "float" => "float",
-                "string" => "string",
-                "concatenated_string" => "concatenated_string",
-                "true" => "true",
-                "false" => "false",
-                "list" => "list",
-                "list_comprehension" => "list_comprehension",
-                "tuple" => "tuple",
-                _ => "",
-            },
+            (k, _) => k,
         }
     }
 
