@@ -38,6 +38,9 @@ pub struct ParamSpec {
     pub has_default: bool,
 }
 
+/// Keyword arguments by name, in the order given.
+type Keywords = Vec<(String, PyVal)>;
+
 /// One input: a value per parameter (`None`: left to its default) and extra positionals.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Input {
@@ -782,8 +785,33 @@ impl<'a, R: Runner> Search<'a, R> {
             }
             None => Just(Vec::new()).boxed(),
         };
+        // Keywords by the names the function looks for, which are among its string
+        // constants, and one it does not know.
+        let mut names: Vec<String> = self
+            .pool
+            .strs
+            .iter()
+            .filter(|s| is_identifier(s))
+            .cloned()
+            .collect();
+        names.push("other".into());
+        let free = |value: &Ty| {
+            let key = proptest::sample::select(names.clone());
+            proptest::collection::vec((key, strategy::strategy(value, self.pool, 1)), 0..4)
+                .prop_map(|kv| {
+                    let mut out: Vec<(String, PyVal)> = Vec::new();
+                    for (k, v) in kv {
+                        if !out.iter().any(|(o, _)| *o == k) {
+                            out.push((k, v));
+                        }
+                    }
+                    out
+                })
+                .boxed()
+        };
         let kwargs = match self.params.iter().find(|p| p.kind == ParamKind::VarKeyword) {
-            // The keywords the body reads (`fields['particles']`): all of them, mostly.
+            // The keywords the body reads (`fields['particles']`): all of them mostly, else
+            // one fewer, or with others beside them (`unknown = set(options) - {...}`).
             Some(p) if matches!(p.ty, Ty::Record(_)) => {
                 let record = strategy::strategy(&p.ty, self.pool, 0).prop_map(|v| match v {
                     PyVal::Dict(kv) => kv
@@ -795,35 +823,31 @@ impl<'a, R: Runner> Search<'a, R> {
                         .collect(),
                     _ => Vec::new(),
                 });
-                let fewer = record.clone().prop_map(|mut kv: Vec<(String, PyVal)>| {
+                let fewer = record.clone().prop_map(|mut kv: Keywords| {
                     kv.truncate(kv.len().saturating_sub(1));
                     kv
                 });
-                prop_oneof![4 => record, 1 => fewer].boxed()
-            }
-            Some(p) => {
-                // Names the function looks for are among its string constants.
-                let mut names: Vec<String> = self
-                    .pool
-                    .strs
-                    .iter()
-                    .filter(|s| is_identifier(s))
-                    .cloned()
-                    .collect();
-                names.push("other".into());
-                let key = proptest::sample::select(names);
-                proptest::collection::vec((key, strategy::strategy(&p.ty, self.pool, 1)), 0..4)
-                    .prop_map(|kv| {
-                        let mut out: Vec<(String, PyVal)> = Vec::new();
-                        for (k, v) in kv {
-                            if !out.iter().any(|(o, _)| *o == k) {
-                                out.push((k, v));
+                let values = Ty::Union(
+                    p.ty.fields()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|(_, t)| t.clone())
+                        .collect(),
+                )
+                .flatten();
+                let more = (record.clone(), free(&values)).prop_map(
+                    |(mut kv, extra): (Keywords, Keywords)| {
+                        for (k, v) in extra {
+                            if !kv.iter().any(|(o, _)| *o == k) {
+                                kv.push((k, v));
                             }
                         }
-                        out
-                    })
-                    .boxed()
+                        kv
+                    },
+                );
+                prop_oneof![4 => record, 1 => fewer, 1 => more].boxed()
             }
+            Some(p) => free(&p.ty),
             None => Just(Vec::new()).boxed(),
         };
         (per, varargs, kwargs)
@@ -1865,15 +1889,21 @@ mod tests {
         let search = Search::new(&params, &pool, &raises, Budget::default(), Fake);
         let strategy = search.input_strategy();
         let mut runner = TestRunner::deterministic();
+        let mut others = 0;
         let all = (0..100)
             .filter(|_| {
                 let input = strategy.new_tree(&mut runner).unwrap().current();
                 let names: Vec<&str> = input.extra_kwargs.iter().map(|(k, _)| k.as_str()).collect();
-                assert!(names.iter().all(|n| ["a", "b"].contains(n)), "{names:?}");
-                names.len() == 2
+                others += usize::from(names.contains(&"other"));
+                names.len() == 2 && names.iter().all(|n| ["a", "b"].contains(n))
             })
             .count();
-        assert!((50..100).contains(&all), "{all} of 100 with both keywords");
+        assert!(
+            (50..100).contains(&all),
+            "{all} of 100 with both keywords alone"
+        );
+        // Now and then an unknown one beside them (`unknown = set(options) - {...}`).
+        assert!(others > 0);
     }
 
     #[test]
