@@ -1504,6 +1504,22 @@ mod tests {
         args.starts_with("[[")
     }
 
+    /// A positional parameter of this type.
+    fn param(name: &str, ty: Ty) -> ParamSpec {
+        ParamSpec {
+            name: name.into(),
+            kind: ParamKind::PositionalOrKeyword,
+            ty,
+            has_default: false,
+        }
+    }
+
+    /// A whole search with the default budget against a runner that hangs.
+    fn search_hanging(params: &[ParamSpec], pool: &Pool, hangs: Hangs, seed: u8) -> (Found, Hangs) {
+        let raises = BTreeSet::new();
+        Search::new(params, pool, &raises, Budget::default(), hangs).run_all([seed; 32])
+    }
+
     impl Runner for Hangs {
         fn call(&mut self, args: &str, _kwargs: &str) -> Observed {
             self.calls.push(args.to_string());
@@ -1532,25 +1548,8 @@ mod tests {
     /// -1e300, inf, -inf, NaN) would have cost one.
     #[test]
     fn extreme_values_are_not_run_again_where_one_hung_a_call() {
-        let params: Vec<ParamSpec> = ["v", "h"]
-            .into_iter()
-            .map(|n| ParamSpec {
-                name: n.into(),
-                kind: ParamKind::PositionalOrKeyword,
-                ty: Ty::Float,
-                has_default: false,
-            })
-            .collect();
-        let pool = Pool::default();
-        let raises = BTreeSet::new();
-        let (found, runner) = Search::new(
-            &params,
-            &pool,
-            &raises,
-            Budget::default(),
-            Hangs::on_extremes(),
-        )
-        .run_all([3; 32]);
+        let params = [param("v", Ty::Float), param("h", Ty::Float)];
+        let (found, runner) = search_hanging(&params, &Pool::default(), Hangs::on_extremes(), 3);
         let timeouts = runner
             .calls
             .iter()
@@ -1573,25 +1572,11 @@ mod tests {
     /// have cost one.
     #[test]
     fn negative_integers_are_not_run_again_where_one_hung_a_call() {
-        let params = vec![ParamSpec {
-            name: "n".into(),
-            kind: ParamKind::PositionalOrKeyword,
-            ty: Ty::Int,
-            has_default: false,
-        }];
         let pool = Pool {
             ints: vec![-3, 4],
             ..Pool::default()
         };
-        let raises = BTreeSet::new();
-        let (found, runner) = Search::new(
-            &params,
-            &pool,
-            &raises,
-            Budget::default(),
-            Hangs::below_zero(),
-        )
-        .run_all([5; 32]);
+        let (found, runner) = search_hanging(&[param("n", Ty::Int)], &pool, Hangs::below_zero(), 5);
         let negatives = runner.calls.iter().filter(|c| is_negative(c)).count();
         assert_eq!(negatives, 1, "{:?}", runner.calls);
         assert!(found.discarded.get(SKIPPED_HUNG).copied().unwrap_or(0) > 0);
@@ -1602,30 +1587,12 @@ mod tests {
     /// parameter costs one timeout, not one per list drawn.
     #[test]
     fn a_type_that_hung_a_call_is_not_run_again_there() {
-        let params = vec![
-            ParamSpec {
-                name: "s".into(),
-                kind: ParamKind::PositionalOrKeyword,
-                ty: Ty::Union(vec![Ty::Str, Ty::List(Box::new(Ty::Int))]),
-                has_default: false,
-            },
-            ParamSpec {
-                name: "end".into(),
-                kind: ParamKind::PositionalOrKeyword,
-                ty: Ty::Int,
-                has_default: false,
-            },
+        let params = [
+            param("s", Ty::Union(vec![Ty::Str, Ty::List(Box::new(Ty::Int))])),
+            param("end", Ty::Int),
         ];
-        let pool = Pool::default();
-        let raises = BTreeSet::new();
-        let (found, runner) = Search::new(
-            &params,
-            &pool,
-            &raises,
-            Budget::default(),
-            Hangs::on_a_list_first(),
-        )
-        .run_all([7; 32]);
+        let (found, runner) =
+            search_hanging(&params, &Pool::default(), Hangs::on_a_list_first(), 7);
         let lists = runner.calls.iter().filter(|c| is_list_first(c)).count();
         // A list with an extreme or negative integer beside it bans those instead, so a
         // few may hang; without the rule dozens do.
@@ -1713,12 +1680,7 @@ mod tests {
 
     /// One positional-or-keyword `int` parameter `x`.
     fn one_int_param() -> Vec<ParamSpec> {
-        vec![ParamSpec {
-            name: "x".into(),
-            kind: ParamKind::PositionalOrKeyword,
-            ty: Ty::Int,
-            has_default: false,
-        }]
+        vec![param("x", Ty::Int)]
     }
 
     #[test]
