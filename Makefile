@@ -39,7 +39,8 @@ SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 # improving it), then the held-out ones (measured, never looked at).
 SYNTH_TUNING ?= $(SYNTH):$(SYNTH_SOURCES) data/synth-b:pipelines/sources/synth-tuning-b.toml \
   data/synth-c:pipelines/sources/synth-tuning-c.toml data/synth-d:pipelines/sources/synth-tuning-d.toml \
-  data/synth-e:pipelines/sources/synth-tuning-e.toml data/synth-f:pipelines/sources/synth-tuning-f.toml
+  data/synth-e:pipelines/sources/synth-tuning-e.toml data/synth-f:pipelines/sources/synth-tuning-f.toml \
+  data/synth-g:pipelines/sources/synth-tuning-g.toml
 SYNTH_HELDOUT ?= data/heldout:pipelines/sources/synth-heldout.toml \
   data/heldout-b:pipelines/sources/synth-heldout-b.toml
 JOBS    ?= 2
