@@ -10,7 +10,7 @@
 //!
 //! The search talks to the code through [`Runner`], so its logic is tested without Python.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::time::Instant;
 
 use proptest::prelude::*;
@@ -349,10 +349,17 @@ pub struct Search<'a, R: Runner> {
     /// raised or failed, but did not time out): a type that hung where another ended is
     /// suspect ([`Suspect::Type`]).
     ended: BTreeSet<(usize, &'static str)>,
+    /// The argument literals of every call made: the code is deterministic (a function
+    /// that is not was not a candidate), so the same call again shows nothing new, and it
+    /// is not made ([`SKIPPED_SEEN`]).
+    ran: HashSet<(String, String)>,
 }
 
 /// The discard reason of an input not run because such a value hung a call before.
 const SKIPPED_HUNG: &str = "skipped: a value like it there hung a call";
+
+/// Tries at a mutation that makes a call not made before.
+const MUTATION_TRIES: usize = 8;
 
 /// What in an argument may have made a call run forever.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -482,6 +489,7 @@ impl<'a, R: Runner> Search<'a, R> {
             discarded: std::collections::BTreeMap::new(),
             hung: BTreeSet::new(),
             ended: BTreeSet::new(),
+            ran: HashSet::new(),
         }
     }
 
@@ -583,6 +591,11 @@ impl<'a, R: Runner> Search<'a, R> {
             return None;
         }
         let (args, kwargs) = input.literals(self.params);
+        if !self.ran.insert((args.clone(), kwargs.clone())) {
+            // Not counted as a call: none is made. Every loop that runs inputs also ends
+            // on calls made in a row without a new arc, or on its own count.
+            return None;
+        }
         self.calls += 1;
         let obs = self.runner.call(&args, &kwargs);
         if matches!(&obs.result, CallResult::Failed { status, .. } if status == execution::Status::Timeout.as_str())
@@ -641,6 +654,44 @@ impl<'a, R: Runner> Search<'a, R> {
             from_observed: lineage.from_observed,
             parent: lineage.parent,
         });
+    }
+
+    /// Whether this input's call was made before.
+    fn has_run(&self, input: &Input) -> bool {
+        self.ran.contains(&input.literals(self.params))
+    }
+
+    /// The kept case to mutate next, from a random number. Every second time, a case at
+    /// the frontier: one that reached the line an uncovered arc leaves (a decision taken
+    /// one way only), picked by first picking such a line, so that a rare decision gets as
+    /// many tries as a common one. Code like `elif include_empty_lines:` is reached by
+    /// whitespace-only text alone, and a change of one other argument of that input turns
+    /// it; a case picked among all of them is that one input seldom. Otherwise (or with no
+    /// frontier) any case.
+    fn parent(&self, r: usize) -> usize {
+        let any = r % self.cases.len();
+        if r.is_multiple_of(2) {
+            return any;
+        }
+        let Some(total) = &self.total else {
+            return any;
+        };
+        let reached = |case: &Case, line: i32| case.arcs.iter().any(|&(_, to)| to == line);
+        let lines: BTreeSet<i32> = total
+            .iter()
+            .filter(|a| a.0 > 0 && !self.covered.contains(a))
+            .map(|a| a.0)
+            .filter(|&l| self.cases.iter().any(|c| reached(c, l)))
+            .collect();
+        if lines.is_empty() {
+            return any;
+        }
+        let r = r / 2;
+        let line = *lines.iter().nth(r % lines.len()).expect("in range");
+        let at: Vec<usize> = (0..self.cases.len())
+            .filter(|&i| reached(&self.cases[i], line))
+            .collect();
+        at[r / lines.len() % at.len()]
     }
 
     /// The arcs of `obs` that no kept case covers: static arcs, and also the exits by an
@@ -912,13 +963,19 @@ impl<'a, R: Runner> Search<'a, R> {
             }
             let mutate = !self.cases.is_empty() && runner.rng().next_u32().is_multiple_of(3);
             if mutate {
-                let pick = runner.rng().next_u32() as usize % self.cases.len();
+                let pick = self.parent(runner.rng().next_u32() as usize);
                 let base = self.cases[pick].input.clone();
                 let lineage = Lineage {
                     from_observed: self.cases[pick].from_observed,
                     parent: Some(pick),
                 };
-                let input = self.mutate(&base, &mut runner, &strategy);
+                let mut input = self.mutate(&base, &mut runner, &strategy);
+                for _ in 1..MUTATION_TRIES {
+                    if !self.has_run(&input) {
+                        break;
+                    }
+                    input = self.mutate(&base, &mut runner, &strategy);
+                }
                 match self.run(&input, lineage) {
                     Some((obs, args, kwargs)) if !self.new_arcs(&obs).is_empty() => {
                         since_new = 0;
@@ -1033,9 +1090,23 @@ impl<'a, R: Runner> Search<'a, R> {
         let r = runner.rng().next_u32();
         if slots.is_empty() || r.is_multiple_of(4) {
             // A fresh value for one parameter (or a default left out, given).
-            if let Ok(tree) = strategy.new_tree(runner) {
-                let fresh = tree.current();
-                let i = r as usize / 4 % out.values.len().max(1);
+            let i = r as usize / 4 % out.values.len().max(1);
+            // A slot left out is given a value: a draw that leaves it out too is drawn
+            // again (a few times), since leaving it out changes nothing.
+            let mut draw = strategy.new_tree(runner).map(|t| t.current());
+            for _ in 0..4 {
+                match &draw {
+                    Ok(f)
+                        if i < f.values.len()
+                            && f.values[i].is_none()
+                            && out.values[i].is_none() =>
+                    {
+                        draw = strategy.new_tree(runner).map(|t| t.current());
+                    }
+                    _ => break,
+                }
+            }
+            if let Ok(fresh) = draw {
                 if i < out.values.len() {
                     out.values[i].clone_from(&fresh.values[i]);
                 }
@@ -1927,5 +1998,95 @@ mod tests {
             input.literals(&params),
             ("[1]".to_string(), "{\"c\": 3, \"d\": 4}".to_string())
         );
+    }
+
+    /// `f(text, keep=False)`: a whitespace-only line is kept only with `keep` (line 3),
+    /// else dropped (line 4); other text goes to line 5. Records every call's arguments.
+    struct Blank {
+        calls: Vec<(String, String)>,
+    }
+
+    impl Runner for Blank {
+        fn call(&mut self, args: &str, kwargs: &str) -> Observed {
+            self.calls.push((args.to_string(), kwargs.to_string()));
+            let all: BTreeSet<Arc> = [(1, 2), (1, 5), (2, 3), (2, 4), (3, -1), (4, -1), (5, -1)]
+                .into_iter()
+                .collect();
+            // The literals are Python's: JSON once its two booleans are spelt JSON's way.
+            let json = |s: &str| -> serde_json::Value {
+                serde_json::from_str(&s.replace("True", "true").replace("False", "false"))
+                    .unwrap_or_default()
+            };
+            let (v, kw) = (json(args), json(kwargs));
+            let text = v.get(0).and_then(serde_json::Value::as_str);
+            let keep = v
+                .get(1)
+                .or_else(|| kw.get("keep"))
+                .and_then(serde_json::Value::as_bool);
+            let hit: Vec<Arc> = match (text, keep) {
+                (Some(t), k) if !t.is_empty() && t.trim().is_empty() => {
+                    if k == Some(true) {
+                        vec![(1, 2), (2, 3), (3, -1)]
+                    } else {
+                        vec![(1, 2), (2, 4), (4, -1)]
+                    }
+                }
+                (Some(_), _) => vec![(1, 5), (5, -1)],
+                (None, _) => {
+                    return Observed {
+                        result: CallResult::Raised {
+                            type_name: "TypeError".into(),
+                            message: String::new(),
+                        },
+                        arcs: [(1, -1)].into_iter().collect(),
+                        all_arcs: Some(all),
+                    }
+                }
+            };
+            Observed {
+                result: ret("x"),
+                arcs: hit.into_iter().collect(),
+                all_arcs: Some(all),
+            }
+        }
+    }
+
+    #[test]
+    fn a_decision_reached_one_way_is_turned_and_no_call_is_made_twice() {
+        let params = vec![
+            param("text", Ty::Str),
+            ParamSpec {
+                has_default: true,
+                ..param("keep", Ty::Bool)
+            },
+        ];
+        let pool = Pool {
+            strs: vec![" ".into()],
+            ..Pool::default()
+        };
+        let budget = Budget {
+            calls: 200,
+            reservoir: 0,
+            ..Budget::default()
+        };
+        let mut reached = 0;
+        for seed in 0..8u8 {
+            let (found, runner) = Search::new(
+                &params,
+                &pool,
+                &BTreeSet::new(),
+                budget,
+                Blank { calls: Vec::new() },
+            )
+            .run_all([seed; 32]);
+            let distinct: BTreeSet<&(String, String)> = runner.calls.iter().collect();
+            assert_eq!(
+                distinct.len(),
+                runner.calls.len(),
+                "a call made twice (seed {seed})"
+            );
+            reached += usize::from(found.stop == Stop::FullCoverage);
+        }
+        assert_eq!(reached, 8, "full coverage under every seed");
     }
 }
