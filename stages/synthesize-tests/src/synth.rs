@@ -117,7 +117,8 @@ pub fn param_specs(
         .as_deref()
         .map(|d| doc_types(d, &names))
         .unwrap_or_default();
-    f.params
+    let mut specs: Vec<ParamSpec> = f
+        .params
         .iter()
         .map(|p| {
             let kind = p.kind;
@@ -158,12 +159,20 @@ pub fn param_specs(
                     (t, _) => t,
                 }
             };
-            let guess = from_default.or_else(|| docs.get(&p.name).cloned()).or(used);
+            let evidence = analysis.evidence.get(&p.name);
+            // A body that checks the type with `isinstance` takes more than one: what its
+            // uses say joins the default's type (`escapes="eol"`, then `if
+            // isinstance(escapes, str): ...` and `escapes.keys()` for a mapping).
+            let guess = match (from_default, used) {
+                (Some(d), Some(u)) if evidence.is_some_and(|e| !e.isinstance.is_empty()) => {
+                    Some(Ty::Union(vec![d, u]).flatten())
+                }
+                (d, u) => d.or_else(|| docs.get(&p.name).cloned()).or(u),
+            };
             let guessed = match (seen, guess) {
                 (Some(s), Some(g)) => Some(Ty::Union(vec![s, g]).flatten()),
                 (s, g) => s.or(g),
             };
-            let evidence = analysis.evidence.get(&p.name);
             let ty = match (annotated, guessed) {
                 // Types the body checks with `isinstance` are generated too, even beyond the
                 // annotation: the branch is there to be taken.
@@ -191,6 +200,15 @@ pub fn param_specs(
             };
             let ty = match evidence {
                 Some(e) if !var_positional => e.shaped(ty),
+                _ => ty,
+            };
+            // The constants it is compared with for equality, drawn as values of their own.
+            let ty = match evidence {
+                Some(e)
+                    if !e.equals.is_empty() && !var_positional && kind != ParamKind::VarKeyword =>
+                {
+                    Ty::Union(vec![ty, Ty::Literal(e.equals.clone())]).flatten()
+                }
                 _ => ty,
             };
             // `**fields` read by literal keys (`fields['particles']`, `kwargs.get('sep')`):
@@ -226,7 +244,30 @@ pub fn param_specs(
                 has_default: p.default.is_some(),
             }
         })
-        .collect()
+        .collect();
+    // A parameter nothing types, compared for equality with one something does, is of its
+    // type (`assert width == height`, and `range(width)`).
+    let typed: BTreeMap<String, Ty> = specs
+        .iter()
+        .filter(|s| s.ty != Ty::Any)
+        .map(|s| (s.name.clone(), s.ty.clone()))
+        .collect();
+    for spec in &mut specs {
+        if spec.ty != Ty::Any
+            || matches!(spec.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
+        {
+            continue;
+        }
+        if let Some(t) = analysis
+            .equal_params
+            .iter()
+            .filter(|(a, _)| *a == spec.name)
+            .find_map(|(_, b)| typed.get(b))
+        {
+            spec.ty = t.clone();
+        }
+    }
+    specs
 }
 
 /// The smallest set of cases that covers what all kept cases cover (greedy: the case adding
@@ -736,6 +777,33 @@ mod tests {
             })
             .collect();
         f
+    }
+
+    #[test]
+    fn compared_constants_and_compared_parameters_type_a_parameter() {
+        let f = function(
+            "def f(text, escapes='eol', width=None, height=None):\n    if isinstance(escapes, str):\n        if escapes == 'eol':\n            escapes = {}\n        elif escapes == 'ws':\n            escapes = {}\n    assert width == height\n    for i in range(width):\n        pass\n    return [escapes[k] for k in escapes.keys()]\n",
+            &[("text", None, None), ("escapes", None, Some("'eol'")), ("width", None, None), ("height", None, None)],
+        );
+        let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+        let analysis = usage::analyze(&f.source, &names).expect("parses");
+        let specs = param_specs(&f, &analysis, &BTreeMap::new());
+        let Ty::Union(ms) = &specs[1].ty else {
+            panic!("{:?}", specs[1].ty)
+        };
+        // The default's text, a mapping (the type check's other branch) and the two texts.
+        assert!(ms.contains(&Ty::Str), "{ms:?}");
+        assert!(ms.iter().any(|m| matches!(m, Ty::Dict(..))), "{ms:?}");
+        assert!(
+            ms.contains(&Ty::Literal(vec![
+                PyVal::Str("eol".into()),
+                PyVal::Str("ws".into())
+            ])),
+            "{ms:?}"
+        );
+        // `height` is said nothing of but that it equals `width`, an int.
+        assert_eq!(specs[3].ty, specs[2].ty);
+        assert_ne!(specs[3].ty, Ty::Any);
     }
 
     #[test]

@@ -65,11 +65,25 @@ pub struct Evidence {
     pub none_checked: bool,
     /// Text it is parsed as, when some call parses it.
     pub shape: Option<Shape>,
+    /// The text and integer constants it is compared with for equality (`x == "eol"`,
+    /// `x != 3`, `x in ("a", "b")`), in order of appearance, at most [`EQUALS`]: each is
+    /// a value of its own to draw (`elif escapes == "whitespace-one-line":` is taken by
+    /// that text alone, which text drawn from all the function's constants seldom is).
+    pub equals: Vec<PyVal>,
 }
+
+/// The most constants one parameter's [`Evidence::equals`] keeps.
+pub const EQUALS: usize = 16;
 
 impl Evidence {
     fn vote(&mut self, k: Kind, n: u32) {
         *self.votes.entry(k).or_default() += n;
+    }
+
+    fn equal_to(&mut self, v: PyVal) {
+        if self.equals.len() < EQUALS && !self.equals.contains(&v) {
+            self.equals.push(v);
+        }
     }
 
     /// The type the uses point to, `None` when they say nothing.
@@ -77,7 +91,10 @@ impl Evidence {
         let mut members: Vec<Ty> = Vec::new();
         if let Some(&best) = self.votes.values().max() {
             for (k, &n) in &self.votes {
-                if n * 2 > best {
+                // A type check (`isinstance(x, str)`) has a branch for other types: a kind
+                // the uses point to less often is one of them (`x.keys()` beside many
+                // comparisons with text), unless only one weak use says so.
+                if n * 2 > best || (!self.isinstance.is_empty() && n >= 2) {
                     members.push(k.ty());
                 }
             }
@@ -222,6 +239,9 @@ pub struct Analysis {
     pub constants: Constants,
     /// Exception types the function raises itself (`raise ValueError(...)`).
     pub raises: BTreeSet<String>,
+    /// Pairs of parameters compared with each other for equality (`assert width ==
+    /// height`): one whose uses say nothing is of the other's type.
+    pub equal_params: BTreeSet<(String, String)>,
     /// Byte offset where the body starts (after the header's `:`).
     pub body_start: usize,
     /// Byte offset just past the docstring statement, when there is one.
@@ -583,7 +603,24 @@ fn loop_names(
                 && params.contains(of.as_str())
                 && !params.contains(name.as_str())
             {
-                bind(out, name, of);
+                bind(out, name.clone(), of);
+            }
+            // `row = matrix[i]`: an item of the parameter, as a loop's name is.
+            if l.kind() == "identifier"
+                && r.kind() == "subscript"
+                && !params.contains(name.as_str())
+            {
+                if let (Some(v), Some(i)) = (
+                    r.child_by_field_name("value").map(strip_parens),
+                    r.child_by_field_name("subscript").map(strip_parens),
+                ) {
+                    if v.kind() == "identifier"
+                        && params.contains(text(v).as_str())
+                        && matches!(i.kind(), "identifier" | "binary_operator")
+                    {
+                        bind(out, name, format!("{}[]", text(v)));
+                    }
+                }
             }
         }
     }
@@ -842,6 +879,22 @@ impl Walk<'_, '_> {
             return Some(name.to_string());
         }
         self.loops.get(name).filter(|k| !k.is_empty()).cloned()
+    }
+
+    /// `P[]` for an item of a parameter picked by a computed index (`matrix[j]`, whose own
+    /// subscript `matrix[j][i]` says the items are sequences too). A literal index or key
+    /// is [`Walk::param`]'s (a record's key), a slice is no item.
+    fn item_of(&self, n: Node<'_>) -> Option<String> {
+        let n = strip_parens(n);
+        if n.kind() != "subscript" {
+            return None;
+        }
+        let index = strip_parens(n.child_by_field_name("subscript")?);
+        if !matches!(index.kind(), "identifier" | "binary_operator" | "integer") {
+            return None;
+        }
+        let p = self.param(n.child_by_field_name("value")?)?;
+        (depth(&p) == 0 && !p.contains('[')).then(|| format!("{p}[]"))
     }
 
     /// The number an expression makes ([`fold`]), through the local names bound to one.
@@ -1270,7 +1323,7 @@ impl Walk<'_, '_> {
         }
         let Some(p) = node
             .child_by_field_name("value")
-            .and_then(|v| self.param(v))
+            .and_then(|v| self.param(v).or_else(|| self.item_of(v)))
         else {
             return;
         };
@@ -1376,6 +1429,14 @@ impl Walk<'_, '_> {
         // `a < b` pairs in order, with the operator between them.
         for (i, pair) in operands.windows(2).enumerate() {
             let op = ops.get(i).map_or("", String::as_str);
+            if matches!(op, "==" | "!=") {
+                if let (Some(a), Some(b)) = (self.param(pair[0]), self.param(pair[1])) {
+                    if a != b && !a.contains(['.', '[']) && !b.contains(['.', '[']) {
+                        self.a.equal_params.insert((a.clone(), b.clone()));
+                        self.a.equal_params.insert((b, a));
+                    }
+                }
+            }
             for (side, other, left) in [(pair[0], pair[1], true), (pair[1], pair[0], false)] {
                 let Some(p) = self.param(side) else {
                     continue;
@@ -1393,12 +1454,30 @@ impl Walk<'_, '_> {
                         if matches!(other.kind(), "string" | "concatenated_string") {
                             e.vote(Kind::Str, 3);
                         }
+                        // `p in ("a", "b")`: each item is a value p is compared with.
+                        if matches!(other.kind(), "tuple" | "list" | "set") {
+                            if let Some(
+                                PyVal::Tuple(items) | PyVal::List(items) | PyVal::Set(items),
+                            ) = value_of(other, self.src)
+                            {
+                                for v in items {
+                                    if matches!(v, PyVal::Str(_) | PyVal::Int(_)) {
+                                        e.equal_to(v);
+                                    }
+                                }
+                            }
+                        }
                     } else {
                         e.vote(Kind::List, 1);
                         e.vote(Kind::Str, 1);
                         e.vote(Kind::Dict, 1);
                     }
                     continue;
+                }
+                if op == "==" || op == "!=" {
+                    if let Some(v @ (PyVal::Str(_) | PyVal::Int(_))) = value_of(other, self.src) {
+                        e.equal_to(v);
+                    }
                 }
                 match other_kind {
                     "integer" => {
@@ -1666,6 +1745,67 @@ mod tests {
         // A pattern that is a parameter is no literal: nothing joins, and it is no text
         // argument.
         assert_ne!(a.evidence.get("n").and_then(Evidence::ty), Some(Ty::Str));
+    }
+
+    #[test]
+    fn constants_compared_for_equality_are_kept() {
+        let a = analyze(
+            "def f(mode, n, other):\n    if mode == 'eol':\n        return 1\n    elif mode != \"ws\":\n        pass\n    if n in (3, 'x', 4.5) or mode in ['a', 'eol']:\n        return 2\n    assert n == other\n    return n < 7\n",
+            &params(&["mode", "n", "other"]),
+        )
+        .unwrap();
+        let strs = |v: &[&str]| {
+            v.iter()
+                .map(|s| PyVal::Str((*s).into()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(a.evidence["mode"].equals, strs(&["eol", "ws", "a"]));
+        // A float is no value to draw by equality; `<` is no equality.
+        assert_eq!(
+            a.evidence["n"].equals,
+            vec![PyVal::Int(3), PyVal::Str("x".into())]
+        );
+        assert!(a
+            .equal_params
+            .contains(&("other".to_string(), "n".to_string())));
+        assert!(a
+            .equal_params
+            .contains(&("n".to_string(), "other".to_string())));
+    }
+
+    #[test]
+    fn a_type_check_lets_weaker_uses_in() {
+        // `escapes.keys()` beside four comparisons with text: without the `isinstance`
+        // check, text alone; with it, a mapping too.
+        let body = "    if escapes == 'a' or escapes == 'b' or escapes == 'c' or escapes == 'd':\n        pass\n    return list(escapes.keys())\n";
+        let without = analyze(&format!("def f(escapes):\n{body}"), &params(&["escapes"])).unwrap();
+        assert_eq!(without.ty_of("escapes"), Some(Ty::Str));
+        let with = analyze(
+            &format!("def f(escapes):\n    if isinstance(escapes, str):\n        pass\n{body}"),
+            &params(&["escapes"]),
+        )
+        .unwrap();
+        let t = with.ty_of("escapes").unwrap();
+        assert!(
+            matches!(&t, Ty::Union(ms) if ms.contains(&Ty::Str) && ms.iter().any(|m| matches!(m, Ty::Dict(..)))),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn rows_picked_by_index_are_items() {
+        let a = analyze(
+            "def f(matrix, grid, size):\n    for i in range(size):\n        row = matrix[i]\n        row.append(1)\n        grid[i][0] += 1\n",
+            &params(&["matrix", "grid", "size"]),
+        )
+        .unwrap();
+        // `row = matrix[i]` names an item; `grid[i][0]` subscripts one.
+        assert_eq!(a.ty_of("matrix[]"), Some(Ty::List(Box::new(Ty::Any))));
+        assert!(
+            a.evidence["grid[]"].votes.contains_key(&Kind::List),
+            "{:?}",
+            a.evidence
+        );
     }
 
     #[test]
