@@ -354,7 +354,7 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
     // Text of the function's own patterns: alone, followed by other text (what `match`
     // accepts and `fullmatch` refuses), or after it (what `search` finds).
     let matching = Union::new(pool.regexes.iter().map(crate::regex_text::strategy)).boxed();
-    Union::new_weighted(vec![
+    let mut arms = vec![
         (5, plain.clone()),
         (6, matching.clone()),
         (
@@ -364,8 +364,24 @@ fn str_strategy(pool: &Pool) -> BoxedStrategy<String> {
                 .boxed(),
         ),
         (1, (plain, matching).prop_map(|(a, b)| a + &b).boxed()),
-    ])
-    .boxed()
+    ];
+    if pool.regexes.len() > 1 {
+        // Text that every pattern finds, one after another (`re.search(r'width (\d+)', s)`
+        // and then `re.search(r'height (\d+)', s)`, each `.group(1)` raising on `None`
+        // unless both are there), on one line or on lines of their own.
+        let all: Vec<BoxedStrategy<String>> = pool
+            .regexes
+            .iter()
+            .map(crate::regex_text::strategy)
+            .collect();
+        arms.push((
+            4,
+            (all, proptest::sample::select(vec![" ", "\n", ""]))
+                .prop_map(|(parts, sep)| parts.join(sep))
+                .boxed(),
+        ));
+    }
+    Union::new_weighted(arms).boxed()
 }
 
 fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
@@ -461,6 +477,34 @@ fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
             3,
             proptest::collection::vec(segment, 1..6)
                 .prop_map(|v| v.concat())
+                .boxed(),
+        ));
+    }
+    // Text between two of one constant (`/pattern/`, `*word*`, `'quoted'`), or ended by one
+    // (`/pattern/i` is that and more): markup and literal syntax open and close with the
+    // same mark, and code looks for the last one (`s.rfind('/')`, `endswith`).
+    let short: Vec<String> = consts
+        .iter()
+        .filter(|c| (1..=3).contains(&c.chars().count()))
+        .cloned()
+        .collect();
+    if !short.is_empty() {
+        let mark = proptest::sample::select(short.clone());
+        // After the closing mark: nothing, letters, or another of the short constants
+        // (`/x/i` with `i` a key of the flags' table).
+        let letters = Union::new_weighted(vec![
+            (
+                2,
+                proptest::collection::vec(proptest::char::range('a', 'z'), 0..3)
+                    .prop_map(|cs| cs.into_iter().collect::<String>())
+                    .boxed(),
+            ),
+            (1, proptest::sample::select(short).boxed()),
+        ]);
+        arms.push((
+            3,
+            (mark, random.clone(), letters)
+                .prop_map(|(m, t, tail)| format!("{m}{t}{m}{tail}"))
                 .boxed(),
         ));
     }
@@ -651,9 +695,17 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
         Ty::Text(shape) => text_strategy(*shape, pool),
         Ty::Bytes => bytes_strategy(pool),
         Ty::List(t) if **t == Ty::Any => any_list(pool, depth).prop_map(PyVal::List).boxed(),
-        Ty::List(t) => sized_items(strategy(t, pool, depth + 1), len, pool, depth)
-            .prop_map(PyVal::List)
-            .boxed(),
+        Ty::List(t) => {
+            let items = sized_items(strategy(t, pool, depth + 1), len, pool, depth)
+                .prop_map(PyVal::List)
+                .boxed();
+            match &**t {
+                Ty::List(row) | Ty::TupleOf(row) if depth <= 1 => {
+                    Union::new_weighted(vec![(3, items), (2, grid(t, row, pool, depth))]).boxed()
+                }
+                _ => items,
+            }
+        }
         Ty::Iterable(t) => Union::new_weighted(vec![
             (3, strategy(&Ty::List(t.clone()), pool, depth)),
             (
@@ -787,6 +839,34 @@ pub fn strategy(ty: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
             .boxed()
         }
     }
+}
+
+/// A list of rows of one length (`row` the type of a row's items, `rows` of a row): a
+/// rectangle, square half the time. Code that walks a grid (`for i in range(size): row =
+/// matrix[i]; matrix[j][i]`) reads every row as long as the first, and as many rows as
+/// columns; rows drawn each of its own length make it raise at once.
+fn grid(rows: &Ty, row: &Ty, pool: &Pool, depth: u32) -> BoxedStrategy<PyVal> {
+    let item = strategy(row, pool, depth + 2);
+    let tuples = matches!(rows, Ty::TupleOf(_));
+    (1..6usize, 1..6usize, any::<bool>())
+        .prop_flat_map(move |(n, m, square)| {
+            let m = if square { n } else { m };
+            proptest::collection::vec(proptest::collection::vec(item.clone(), m), n)
+        })
+        .prop_map(move |rows| {
+            PyVal::List(
+                rows.into_iter()
+                    .map(|r| {
+                        if tuples {
+                            PyVal::Tuple(r)
+                        } else {
+                            PyVal::List(r)
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .boxed()
 }
 
 fn ints(xs: &[i128]) -> Vec<PyVal> {
@@ -1753,6 +1833,78 @@ print(ok)
     }
 
     /// Lists are drawn at the lengths the function checks for, not only short ones.
+    #[test]
+    fn text_that_every_pattern_finds_is_drawn() {
+        let both = |t: &str| {
+            let w = t
+                .find("width ")
+                .is_some_and(|i| t[i + 6..].starts_with(|c: char| c.is_ascii_digit()));
+            let h = t
+                .find("height ")
+                .is_some_and(|i| t[i + 7..].starts_with(|c: char| c.is_ascii_digit()));
+            w && h
+        };
+        let pool = Pool {
+            regexes: vec![
+                crate::regex_text::parse(r"width ([0-9]+)").expect("parses"),
+                crate::regex_text::parse(r"height ([0-9]+)").expect("parses"),
+            ],
+            ..Pool::default()
+        };
+        let s = strategy(&Ty::Str, &pool, 0);
+        let mut r = runner();
+        let found = (0..300)
+            .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(t) if both(&t)))
+            .count();
+        assert!(found >= 30, "{found}");
+    }
+
+    #[test]
+    fn lists_of_rows_are_drawn_as_grids() {
+        let s = strategy(
+            &Ty::List(Box::new(Ty::List(Box::new(Ty::Int)))),
+            &Pool::default(),
+            0,
+        );
+        let mut r = runner();
+        let (mut square, mut ragged) = (0, 0);
+        for _ in 0..300 {
+            let PyVal::List(rows) = s.new_tree(&mut r).unwrap().current() else {
+                panic!("a list")
+            };
+            let lens: Vec<usize> = rows
+                .iter()
+                .map(|row| match row {
+                    PyVal::List(v) => v.len(),
+                    other => panic!("a row: {other:?}"),
+                })
+                .collect();
+            if lens.len() > 1 && lens.iter().all(|&n| n == lens.len()) {
+                square += 1;
+            }
+            if lens.windows(2).any(|w| w[0] != w[1]) {
+                ragged += 1;
+            }
+        }
+        // Square grids often, rows of their own lengths still.
+        assert!(square >= 40 && ragged >= 40, "{square} {ragged}");
+    }
+
+    #[test]
+    fn text_between_two_of_one_mark_is_drawn() {
+        // `/pattern/` and `/pattern/i`: opened and closed by one constant, a flag after it.
+        let wrapped = |t: &str| {
+            t.len() >= 3
+                && t.starts_with('/')
+                && t[1..].contains('/')
+                && t.rsplit('/')
+                    .next()
+                    .is_some_and(|f| f.chars().all(|c| "iu".contains(c)))
+        };
+        let n = texts_drawn(&["/", "i", "u"], 400, wrapped);
+        assert!(n >= 10, "{n}");
+    }
+
     #[test]
     fn lists_reach_checked_lengths() {
         let pool = Pool {
