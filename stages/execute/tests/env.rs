@@ -338,6 +338,24 @@ fn tree_is_written_once_with_its_dist_info_and_src_layout() {
         tree::import_root(["pkg/__init__.py", "src_stuff/a.py"]),
         "."
     );
+    assert_eq!(
+        tree::import_root(["src/pkg/__init__.py", "tests/t.py"]),
+        "src"
+    );
+    // Beside the egg-info setuptools wrote (`package_dir={"": "lib"}`).
+    assert_eq!(
+        tree::import_root([
+            "lib/markdown2.egg-info/PKG-INFO",
+            "lib/markdown2.py",
+            "test/test_markdown2.py"
+        ]),
+        "lib"
+    );
+    // An egg-info beside no code says nothing.
+    assert_eq!(
+        tree::import_root(["meta/x.egg-info/PKG-INFO", "pkg/__init__.py"]),
+        "."
+    );
 }
 
 /// A `.tar.gz` of `files` under one top folder, as sdists are laid out.

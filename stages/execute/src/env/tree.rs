@@ -22,8 +22,8 @@ use sha2::{Digest as _, Sha256};
 use super::EnvError;
 
 /// Bump when the layout of a tree folder changes (3: data files' bytes, the project's
-/// real metadata, entry points and `RECORD`).
-const TREE_FORMAT: u32 = 3;
+/// real metadata, entry points and `RECORD`; 4: the import root beside an `*.egg-info`).
+const TREE_FORMAT: u32 = 4;
 
 /// A file to write into a tree: its path and its bytes (`None`: nothing to write, a row
 /// crawl skipped).
@@ -124,20 +124,35 @@ fn safe(path: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
-/// `src` when the repository has a src layout (a package or module directly under `src/`),
-/// else `.`.
+/// Where the repository's modules are imported from: the folder that holds the project's
+/// `*.egg-info` when it is one folder down (setuptools writes it beside the packages in an
+/// sdist, `lib/markdown2.egg-info` for `package_dir={"": "lib"}`), else `src` when the
+/// repository has a src layout (a package or module directly under `src/`), else `.`.
 pub fn import_root<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
-    let src = paths.into_iter().any(|p| {
-        p.strip_prefix("src/").is_some_and(|rest| {
-            let parts: Vec<&str> = rest.split('/').collect();
-            (parts.len() == 1
-                && std::path::Path::new(parts[0])
-                    .extension()
-                    .is_some_and(|e| e == "py"))
-                || (parts.len() == 2 && parts[1] == "__init__.py")
-        })
+    let paths: Vec<&str> = paths.into_iter().collect();
+    let beside_egg_info = paths.iter().find_map(|p| {
+        let parts: Vec<&str> = p.split('/').collect();
+        (parts.len() == 3 && parts[1].ends_with(".egg-info") && parts[2] == "PKG-INFO")
+            .then_some(parts[0])
     });
-    if src { "src" } else { "." }.to_string()
+    let holds_code = |dir: &str| {
+        paths.iter().any(|p| {
+            p.strip_prefix(dir)
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|rest| {
+                    let parts: Vec<&str> = rest.split('/').collect();
+                    (parts.len() == 1
+                        && std::path::Path::new(parts[0])
+                            .extension()
+                            .is_some_and(|e| e == "py"))
+                        || (parts.len() == 2 && parts[1] == "__init__.py")
+                })
+        })
+    };
+    if let Some(dir) = beside_egg_info.filter(|d| holds_code(d)) {
+        return dir.to_string();
+    }
+    if holds_code("src") { "src" } else { "." }.to_string()
 }
 
 /// The wheel-style escaped `<name>-<version>.dist-info` folder name.
