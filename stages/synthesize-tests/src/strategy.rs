@@ -60,6 +60,63 @@ pub(crate) const ODD_CHARS: &[char] = &[
     'é', 'ß', 'Ω', '漢', '😀', '\u{0}', '\u{301}', 'Ａ', 'ｶ', '\u{3000}', '\u{200b}', '\u{200d}',
     '\u{308}', '\u{1b}', '\u{378}', 'ـ', '\u{fe0f}', 'ㄱ',
 ];
+/// Characters of each Unicode general category (`unicodedata.category`), two each where
+/// the category has them in the Basic Multilingual Plane: code that compares a category
+/// with a name (`== "Lm"`, `.startswith("M")`) is drawn characters of it.
+const CATEGORY_CHARS: &[(&str, &[char])] = &[
+    ("Lu", &['A', 'Ω']),
+    ("Ll", &['a', 'ß']),
+    ("Lt", &['ǅ', 'ᾈ']),
+    ("Lm", &['ʰ', 'ـ']),
+    ("Lo", &['漢', 'ㄱ']),
+    ("Mn", &['\u{301}', '\u{308}']),
+    ("Mc", &['\u{903}', '\u{93e}']),
+    ("Me", &['\u{20dd}', '\u{488}']),
+    ("Nd", &['7', '٣']),
+    ("Nl", &['Ⅻ', '〇']),
+    ("No", &['½', '²']),
+    ("Pc", &['_', '‿']),
+    ("Pd", &['-', '—']),
+    ("Ps", &['(', '「']),
+    ("Pe", &[')', '」']),
+    ("Pi", &['«', '“']),
+    ("Pf", &['»', '”']),
+    ("Po", &['!', '、']),
+    ("Sm", &['+', '∑']),
+    ("Sc", &['$', '€']),
+    ("Sk", &['^', '`']),
+    ("So", &['©', '°']),
+    ("Zs", &[' ', '\u{3000}']),
+    ("Zl", &['\u{2028}']),
+    ("Zp", &['\u{2029}']),
+    ("Cc", &['\u{1b}', '\u{7f}']),
+    ("Cf", &['\u{200b}', '\u{ad}']),
+    ("Co", &['\u{e000}']),
+    ("Cn", &['\u{378}', '\u{fdd0}']),
+];
+
+/// The characters of the general categories the function's strings name, whole (`"Lm"`)
+/// or by their first letter (`"M"`), when it asks about characters' properties.
+fn category_chars(pool: &Pool) -> Vec<char> {
+    if !pool.unicode {
+        return Vec::new();
+    }
+    let mut out: Vec<char> = Vec::new();
+    for s in &pool.strs {
+        for (name, chars) in CATEGORY_CHARS {
+            let named = *name == s.as_str() || (s.len() == 1 && name.starts_with(s.as_str()));
+            if named {
+                for &c in *chars {
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// How many of [`ODD_CHARS`], from the first, any code's text is drawn with now and then.
 const EVERYDAY_ODD_CHARS: usize = 7;
 
@@ -165,6 +222,10 @@ fn char_strategy(pool: &Pool) -> BoxedStrategy<char> {
     let from_pool: Vec<char> = pool.strs.iter().flat_map(|s| s.chars()).take(64).collect();
     if !from_pool.is_empty() {
         arms.push((4, proptest::sample::select(from_pool).boxed()));
+    }
+    let named = category_chars(pool);
+    if !named.is_empty() {
+        arms.push((8, proptest::sample::select(named).boxed()));
     }
     Union::new_weighted(arms).boxed()
 }
@@ -1605,6 +1666,41 @@ mod tests {
         };
         assert_eq!(count(false), 0);
         assert!(count(true) >= 8, "{}", count(true));
+    }
+
+    #[test]
+    fn categories_the_function_names_give_their_characters() {
+        let marks = |strs: &[&str], unicode: bool| {
+            let pool = Pool {
+                unicode,
+                strs: strs.iter().map(|s| (*s).to_string()).collect(),
+                ..Pool::default()
+            };
+            let s = strategy(&Ty::Str, &pool, 0);
+            let mut r = runner();
+            (0..300)
+                .filter(|_| {
+                    matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(t)
+                        if t.chars().any(|c| ['\u{903}', '\u{93e}', '\u{20dd}', '\u{488}'].contains(&c)))
+                })
+                .count()
+        };
+        // `category(c)[0] == "M"`: spacing and enclosing marks too, which no other list has.
+        assert!(marks(&["M"], true) >= 30, "{}", marks(&["M"], true));
+        assert_eq!(
+            marks(&["M"], false),
+            0,
+            "only where the code asks about Unicode"
+        );
+        assert_eq!(marks(&["Lm"], true), 0);
+        assert_eq!(
+            category_chars(&Pool {
+                unicode: true,
+                strs: vec!["Lm".into()],
+                ..Pool::default()
+            }),
+            vec!['ʰ', 'ـ']
+        );
     }
 
     /// Every pattern drawn compiles in Python, of the function's own odd constants too.
