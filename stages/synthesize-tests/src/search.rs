@@ -351,7 +351,7 @@ pub struct Search<'a, R: Runner> {
     ended: BTreeSet<(usize, &'static str)>,
     /// The argument literals of every call made: the code is deterministic (a function
     /// that is not was not a candidate), so the same call again shows nothing new, and it
-    /// is not made ([`SKIPPED_SEEN`]).
+    /// is not made (nor counted as a call).
     ran: HashSet<(String, String)>,
 }
 

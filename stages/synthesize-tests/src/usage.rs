@@ -882,8 +882,8 @@ impl Walk<'_, '_> {
     }
 
     /// `P[]` for an item of a parameter picked by a computed index (`matrix[j]`, whose own
-    /// subscript `matrix[j][i]` says the items are sequences too). A literal index or key
-    /// is [`Walk::param`]'s (a record's key), a slice is no item.
+    /// subscript `matrix[j][i]` says the items are sequences too), or by an integer. A
+    /// text key is [`Walk::param`]'s (a record's key); a slice is no item.
     fn item_of(&self, n: Node<'_>) -> Option<String> {
         let n = strip_parens(n);
         if n.kind() != "subscript" {
