@@ -3,7 +3,9 @@
 //!
 //! Per repository (`repos` rows with status ok, or those named with `--repo`): the test files
 //! (`files` of kind `test` named `test_*.py` or `*_test.py`), the requirement set of its
-//! dependency files ([`crate::env::requirements`]), its environment ([`crate::env::Envs`]), its
+//! dependency files ([`crate::env::requirements`]) with what its test files import that those
+//! do not name (or without, when that environment does not build), its environment
+//! ([`crate::env::Envs`]), its
 //! tree ([`crate::env::tree`]), then one `pytest` request over all test files with coverage
 //! contexts per test, through a [`Batch`] of the execution library.
 //!
@@ -197,6 +199,18 @@ fn repo_requirements(repo: &Repo, files: &[&File]) -> Vec<String> {
     requirements::extract(&repo.name, &deps)
 }
 
+/// The requirements of the environment its tests are first tried in: those of its
+/// dependency files ([`repo_requirements`]) and the distributions of what its test files
+/// import that those do not name ([`crate::env::functions::test_imports`]). The same as the
+/// declared ones when the tests import nothing more.
+fn test_requirements(repo: &Repo, files: &[&File]) -> Vec<String> {
+    let imported = crate::env::functions::test_imports(files);
+    if imported.is_empty() {
+        return repo_requirements(repo, files);
+    }
+    crate::env::functions::requirements_for(repo, files, &imported)
+}
+
 /// The functions a repository's tests are watched calling: resolve's `functions` of its
 /// source files (not its tests), each with the lines its code object may start at (the
 /// first decorator's, which resolve records as `start_line`, and the `def`'s) and whether
@@ -258,7 +272,11 @@ pub fn input_hash(
     for (p, h) in listing {
         let _ = writeln!(text, "{p}\t{h}");
     }
-    let reqs = repo_requirements(repo, files).join("\n");
+    let reqs = format!(
+        "{}\n--\n{}",
+        repo_requirements(repo, files).join("\n"),
+        test_requirements(repo, files).join("\n")
+    );
     let mut watched = String::new();
     for w in watch {
         let _ = writeln!(
@@ -634,9 +652,25 @@ pub enum Setup {
 /// answer spliced into it), never the original tree. Used by `--repo-tests` and by the
 /// completion judge ([`crate::completion`]).
 pub fn prepare(repo: &Repo, files: &[&File], envs: &Envs) -> anyhow::Result<Setup> {
-    let reqs = repo_requirements(repo, files);
-    tracing::info!(repo = %repo.name, requirements = ?reqs, "environment");
-    let env = envs.ensure(&reqs).context("preparing the environment")?;
+    let declared = repo_requirements(repo, files);
+    let wanted = test_requirements(repo, files);
+    tracing::info!(repo = %repo.name, requirements = ?wanted, "environment");
+    let mut env = envs.ensure(&wanted).context("preparing the environment")?;
+    if wanted != declared {
+        if let EnvState::Failed { message, .. } = &env.state {
+            // What the tests import may be no distribution of that name, or one that cannot
+            // go with the declared ones: the declared requirements alone, as before.
+            tracing::warn!(
+                repo = %repo.name,
+                added = ?wanted.iter().filter(|r| !declared.contains(r)).collect::<Vec<_>>(),
+                why = %cap_tail(message, 300),
+                "the environment with what the tests import did not build; without it"
+            );
+            env = envs
+                .ensure(&declared)
+                .context("preparing the environment")?;
+        }
+    }
     if let EnvState::Failed { message, .. } = &env.state {
         return Ok(Setup::EnvFailed {
             env_label: env.state.label(),
@@ -1183,5 +1217,62 @@ mod tests {
         ));
         let refs: Vec<&File> = files.iter().collect();
         assert_eq!(test_files(&refs), ["src/pkg/mod.py", "tests/test_a.py"]);
+    }
+
+    #[test]
+    fn test_imports_add_what_the_dependency_files_do_not_name() {
+        let test = "import os\nimport pytest\nimport numpy as np\nfrom hypothesis import given\n\
+                    from yaml import safe_load\nfrom pkg.util import f\nfrom helpers import h\n\
+                    from . import conftest\nfrom attrs import define\nfrom vendored import *\n\
+                    try:\n    import simplejson as json\nexcept ImportError:\n    import json\n\
+                    def test_x():\n    import scipy\n";
+        let files = [
+            file("src/pkg/__init__.py", FileKind::Source, ""),
+            file("src/pkg/util.py", FileKind::Source, "def f(): pass\n"),
+            file("tests/test_a.py", FileKind::Test, test),
+            file("tests/helpers.py", FileKind::Test, "def h(): pass\n"),
+            file("tests/conftest.py", FileKind::Test, "import pytest\n"),
+            file("tests/broken.py", FileKind::Test, "import (\n"),
+            file(
+                "pyproject.toml",
+                FileKind::Dependency,
+                "[project]\nname = \"pkg\"\ndependencies = [\"attrs>=23\", \"numpy\"]\n",
+            ),
+        ];
+        let refs: Vec<&File> = files.iter().collect();
+        // Module level only (not `scipy`, imported in a test), the first binding of a name
+        // (`simplejson`, the import tried first), and neither the standard library, the
+        // runner, nor the repository's own modules (`pkg`, `helpers`).
+        let imported: Vec<String> = crate::env::functions::test_imports(&refs)
+            .into_iter()
+            .collect();
+        assert_eq!(
+            imported,
+            [
+                "attrs",
+                "hypothesis",
+                "numpy",
+                "simplejson",
+                "vendored",
+                "yaml"
+            ]
+        );
+        let repo = schemas::examples::repo("r", "pkg");
+        let declared = repo_requirements(&repo, &refs);
+        let wanted = test_requirements(&repo, &refs);
+        let added: Vec<&String> = wanted.iter().filter(|r| !declared.contains(r)).collect();
+        // Declared ones are not asked for twice (`attrs`, `numpy`); `yaml` is PyYAML's.
+        assert_eq!(added, ["PyYAML", "hypothesis", "simplejson", "vendored"]);
+        assert!(
+            declared.iter().all(|r| wanted.contains(r)),
+            "{declared:?} {wanted:?}"
+        );
+        // With nothing more imported, the two are the same list.
+        let plain = [files[0].clone(), files[6].clone()];
+        let refs: Vec<&File> = plain.iter().collect();
+        assert_eq!(
+            test_requirements(&repo, &refs),
+            repo_requirements(&repo, &refs)
+        );
     }
 }

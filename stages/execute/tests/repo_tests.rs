@@ -539,3 +539,33 @@ fn a_lint_plugin_in_the_configuration_does_not_stop_the_suite() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What a suite imports and no dependency file names is installed beside the declared
+/// requirements (`six` here), and when that environment cannot build (no distribution is
+/// named like the module a test imports), the suite runs in the declared one, as before.
+#[test]
+fn what_the_tests_import_is_installed_or_left_out() {
+    let repos = vec![repo("r-six", "sixproj"), repo("r-ghost", "ghostproj")];
+    let uses_six = "from six import PY3\n\n\ndef test_six():\n    assert PY3\n";
+    let optional = "try:\n    import freshbench_no_such_distribution_q7 as ghost\n\
+                    except ImportError:\n    ghost = None\n\n\ndef test_ghost():\n    \
+                    assert ghost is None\n";
+    let files = vec![
+        file("r-six", "src/sixproj/__init__.py", "source", ""),
+        file("r-six", "tests/test_six.py", "test", uses_six),
+        file("r-ghost", "src/ghostproj/__init__.py", "source", ""),
+        file("r-ghost", "tests/test_ghost.py", "test", optional),
+    ];
+    let Some((rows, out)) = run_suite(&repos, &files, 120) else {
+        return;
+    };
+    assert_eq!(
+        outcomes(&rows),
+        vec![
+            ("test_six", TestOutcome::Passed),
+            ("test_ghost", TestOutcome::Passed),
+        ],
+        "{rows:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -22,8 +22,87 @@ fn distribution(module: &str) -> &str {
         "dateutil" => "python-dateutil",
         "attr" => "attrs",
         "cv2" => "opencv-python",
+        "pkg_resources" => "setuptools",
+        "OpenSSL" => "pyOpenSSL",
+        "Crypto" => "pycryptodome",
+        "jwt" => "PyJWT",
+        "serial" => "pyserial",
+        "dns" => "dnspython",
+        "gmpy2" => "gmpy2",
         other => other,
     }
+}
+
+/// Modules a test file may import that are no distribution to install: the test runner's
+/// own (pytest, and `py`, which pytest provides), freshbench's coverage, and names that
+/// several distributions share (`google`).
+const NOT_INSTALLED: &[&str] = &["pytest", "_pytest", "pluggy", "py", "coverage", "google"];
+
+/// The third-party top-level modules a repository's test files (and conftests) import at
+/// module level, by `import`, `from ... import` or `*`, which may be more than its
+/// dependency files declare (idna's tests import `hypothesis`, declared nowhere). Not the
+/// standard library, not the runner's ([`NOT_INSTALLED`]), and not a module of the
+/// repository: a top-level name of its modules, or the stem of any of its Python files or
+/// folders (`tests/helpers.py` is imported as `helpers` once pytest puts `tests/` on the
+/// path). A file that does not parse adds nothing.
+pub fn test_imports(files: &[&File]) -> BTreeSet<String> {
+    let py: Vec<&File> = files
+        .iter()
+        .copied()
+        .filter(|f| {
+            f.status == FileStatus::Ok
+                && std::path::Path::new(&f.path)
+                    .extension()
+                    .is_some_and(|e| e == "py")
+        })
+        .collect();
+    let mut own: BTreeSet<String> = BTreeSet::new();
+    for f in &py {
+        let (module, _) = resolve::module_name(&f.path);
+        own.extend(module.split('.').next().map(str::to_string));
+        let mut parts = f.path.split('/').peekable();
+        while let Some(part) = parts.next() {
+            let stem = if parts.peek().is_none() {
+                part.strip_suffix(".py").unwrap_or(part)
+            } else {
+                part
+            };
+            own.insert(stem.to_string());
+        }
+    }
+    let mut out = BTreeSet::new();
+    for f in py.iter().filter(|f| f.kind == FileKind::Test) {
+        let Some(text) = f.content.as_deref() else {
+            continue;
+        };
+        let (module, is_package) = resolve::module_name(&f.path);
+        let Ok(analysis) = resolve::analyze_file(text, &module, is_package) else {
+            continue;
+        };
+        let symbols = &analysis.symbols;
+        let imported = symbols
+            .names
+            .values()
+            .filter_map(|s| match &s.kind {
+                resolve::SymbolKind::Import(resolve::ImportTarget::Dotted(d)) => Some(d),
+                _ => None,
+            })
+            .chain(symbols.star_imports.iter().filter_map(|t| match t {
+                resolve::ImportTarget::Dotted(d) => Some(d),
+                resolve::ImportTarget::Invalid(_) => None,
+            }));
+        for dotted in imported {
+            let top = dotted.split('.').next().unwrap_or(dotted);
+            if !top.is_empty()
+                && !resolve::is_stdlib(top)
+                && !NOT_INSTALLED.contains(&top)
+                && !own.contains(top)
+            {
+                out.insert(top.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Third-party top-level modules a function's references use.
