@@ -85,6 +85,12 @@ fn requirements_txt_skips_options_comments_paths_and_urls() {
             dep("requirements-docs.txt", "sphinx\n"),
             dep("requirements-mypy.txt", "mypy\n"),
             dep("docs/requirements.txt", "furo\n"),
+            // For Python 2 (ecdsa's), with a requirement only git can fetch.
+            dep(
+                "build-requirements-2.7.txt",
+                "git+https://example.invalid/coveralls.git#egg=coveralls\n",
+            ),
+            dep("requirements-py2.txt", "mock==2.0.0\n"),
         ],
     );
     assert_eq!(reqs, vec!["a", "b", "c"]);

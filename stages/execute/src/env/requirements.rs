@@ -324,6 +324,7 @@ fn settle_pins(reqs: Vec<(Origin, String)>) -> Vec<String> {
 /// Whether `path` is a requirement file read without being included: at the root, a
 /// name with `requirements` in it (`requirements-test.txt`, `test-requirements.txt`);
 /// in a root `requirements/` folder, any `.txt`; neither for documentation, linting, ...
+/// nor for Python 2.
 pub fn is_counted_requirements_file(path: &str) -> bool {
     let txt = Path::new(path).extension().is_some_and(|e| e == "txt");
     let counted = match path.split_once('/') {
@@ -334,9 +335,15 @@ pub fn is_counted_requirements_file(path: &str) -> bool {
     txt && counted && !is_not_for_tests(path)
 }
 
+/// Marks in a requirement file's name that make it one for Python 2
+/// (`build-requirements-2.7.txt`, `requirements-py2.txt`), whose pins cannot go with
+/// Python 3 and whose entries the Python 3 file names again.
+const PYTHON_2: &[&str] = &["py2", "python2", "2.6", "2.7"];
+
 fn is_not_for_tests(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    NOT_FOR_TESTS.iter().any(|w| lower.contains(w))
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    NOT_FOR_TESTS.iter().any(|w| lower.contains(w)) || PYTHON_2.iter().any(|w| name.contains(w))
 }
 
 /// `dir` joined with a relative path, `..` resolved; `None` when it leaves the root.
