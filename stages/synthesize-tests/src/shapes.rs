@@ -338,8 +338,27 @@ pub fn strategy(shape: Shape) -> Option<BoxedStrategy<String>> {
         Shape::Ip => ip(),
         Shape::Uuid => uuid_text(),
         Shape::Char => one_char(),
+        Shape::Encoding => proptest::sample::select(CODECS)
+            .prop_map(str::to_string)
+            .boxed(),
     })
 }
+
+/// Codec names as code meets them: the common ones under their usual spellings, one that
+/// decodes every byte (`latin-1`), ones that refuse most text (`ascii`) or most bytes
+/// (`utf-16`), and one that is no codec.
+const CODECS: &[&str] = &[
+    "utf-8",
+    "ascii",
+    "latin-1",
+    "latin1",
+    "utf-16",
+    "cp1252",
+    "utf-8-sig",
+    "UTF-8",
+    "iso-8859-15",
+    "no-such-codec",
+];
 
 /// Edge values of a decoder's shape: the plain cases and the classic failures.
 pub fn edges(shape: Shape) -> &'static [&'static str] {
@@ -388,6 +407,7 @@ pub fn edges(shape: Shape) -> &'static [&'static str] {
         Shape::Char => &[
             "a", "\u{301}", "漢", "Ａ", "\u{200b}", "\u{0}", "😀", "ـ", "\u{378}", "7",
         ],
+        Shape::Encoding => &["utf-8", "ascii", "latin-1", "utf-16", "no-such-codec"],
         Shape::Uuid => &[
             "12345678-1234-5678-1234-567812345678",
             "{12345678-1234-5678-1234-567812345678}",
@@ -425,6 +445,7 @@ mod tests {
             (Shape::Hex, "hex"),
             (Shape::Ip, "ip"),
             (Shape::Uuid, "uuid"),
+            (Shape::Encoding, "encoding"),
         ];
         let cases: Vec<(&str, Vec<String>)> = shapes
             .iter()
@@ -434,7 +455,7 @@ mod tests {
         assert!(nested >= 5, "{:?}", cases[0].1);
         let json = serde_json::to_string(&cases).expect("json");
         let script = r#"
-import base64, binascii, html, ipaddress, json, sys, urllib.parse, uuid
+import base64, binascii, codecs, html, ipaddress, json, sys, urllib.parse, uuid
 def ok(kind, t):
     try:
         if kind == "percent":
@@ -455,7 +476,9 @@ def ok(kind, t):
             return True
         if kind == "uuid":
             uuid.UUID(t); return True
-    except (ValueError, binascii.Error):
+        if kind == "encoding":
+            codecs.lookup(t); return True
+    except (ValueError, binascii.Error, LookupError):
         return False
 share = {kind: sum(ok(kind, t) for t in ts) / len(ts) for kind, ts in json.load(sys.stdin)}
 print(json.dumps(share))
@@ -487,6 +510,7 @@ print(json.dumps(share))
             Shape::Ip,
             Shape::Uuid,
             Shape::Char,
+            Shape::Encoding,
         ] {
             assert!(!edges(shape).is_empty(), "{shape:?}");
             assert!(strategy(shape).is_some(), "{shape:?}");

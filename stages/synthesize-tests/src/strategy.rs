@@ -47,6 +47,9 @@ pub struct Pool {
     /// is drawn with many more characters of odd classes (wide, combining, unnamed,
     /// zero-width), and often one character alone.
     pub unicode: bool,
+    /// The function splits its text into lines (`.splitlines()`, `.split("\n")`): text of
+    /// several lines of words and short constants is drawn (`name : a b` then `| c`).
+    pub lines: bool,
     /// The regular expressions the function matches its text against, parsed: text that
     /// matches them, alone or inside other text, is drawn (those that do not parse are
     /// left out).
@@ -153,6 +156,7 @@ impl Pool {
             strs: c.strs.iter().take(32).cloned().collect(),
             bytes: c.bytes.iter().take(16).cloned().collect(),
             unicode: false,
+            lines: false,
             regexes: c
                 .regexes
                 .iter()
@@ -325,7 +329,8 @@ fn text_strategy(shape: Shape, pool: &Pool) -> BoxedStrategy<PyVal> {
         | Shape::Hex
         | Shape::Ip
         | Shape::Uuid
-        | Shape::Char => crate::shapes::strategy(shape).unwrap_or_else(|| str_strategy(pool)),
+        | Shape::Char
+        | Shape::Encoding => crate::shapes::strategy(shape).unwrap_or_else(|| str_strategy(pool)),
         Shape::Json => json_value(3, &pool.strs)
             .prop_map(|v| v.to_string())
             .boxed(),
@@ -538,6 +543,51 @@ fn plain_str_strategy(pool: &Pool) -> BoxedStrategy<String> {
             3,
             proptest::collection::vec(segment, 1..6)
                 .prop_map(|v| v.concat())
+                .boxed(),
+        ));
+    }
+    // Lines of words and short constants, for code that reads text line by line and each
+    // line by its whitespace-separated tokens (a grammar's `name : a b`, then `| c`).
+    let tokens: Vec<String> = consts
+        .iter()
+        .filter(|c| (1..=8).contains(&c.chars().count()) && !c.chars().any(char::is_whitespace))
+        .cloned()
+        .collect();
+    if pool.lines && !tokens.is_empty() {
+        let constant = proptest::sample::select(tokens.clone());
+        let token = Union::new_weighted(vec![
+            (3, proptest::sample::select(tokens).boxed()),
+            (
+                2,
+                proptest::sample::select(WORDS.to_vec())
+                    .prop_map(str::to_string)
+                    .boxed(),
+            ),
+        ]);
+        let rest = proptest::collection::vec(token, 0..4).prop_map(|t| t.join(" "));
+        let word = proptest::sample::select(WORDS.to_vec());
+        // A line of tokens, one led by a constant (`| c`), one whose second token is a
+        // constant (`name : a b`, `key = value`), or a blank one.
+        let line = Union::new_weighted(vec![
+            (2, rest.clone().boxed()),
+            (
+                3,
+                (constant.clone(), rest.clone())
+                    .prop_map(|(c, r)| format!("{c} {r}"))
+                    .boxed(),
+            ),
+            (
+                3,
+                (word, constant, rest)
+                    .prop_map(|(w, c, r)| format!("{w} {c} {r}"))
+                    .boxed(),
+            ),
+            (1, Just(String::new()).boxed()),
+        ]);
+        arms.push((
+            8,
+            proptest::collection::vec(line, 1..5)
+                .prop_map(|ls| ls.join("\n"))
                 .boxed(),
         ));
     }
@@ -2097,6 +2147,34 @@ print(ok)
             ..Pool::default()
         })
         .is_empty());
+    }
+
+    #[test]
+    fn lines_of_tokens_are_drawn_for_code_that_reads_lines() {
+        // A grammar's rule, `name : a b`, then its continuation, `| c`.
+        let grammar = |x: &str| {
+            let lines: Vec<Vec<&str>> = x.lines().map(|l| l.split_whitespace().collect()).collect();
+            lines.len() >= 2
+                && lines[0].get(1) == Some(&":")
+                && lines[1..].iter().any(|t| t.first() == Some(&"|"))
+        };
+        let drawn = |lines: bool| {
+            let pool = Pool {
+                strs: vec!["|".into(), ":".into(), "::=".into()],
+                lines,
+                ..Pool::default()
+            };
+            let s = strategy(&Ty::Str, &pool, 0);
+            let mut r = runner();
+            (0..1000)
+                .filter(|_| matches!(s.new_tree(&mut r).unwrap().current(), PyVal::Str(x) if grammar(&x)))
+                .count()
+        };
+        let (with, without) = (drawn(true), drawn(false));
+        assert!(
+            with >= 4 && with > 3 * without,
+            "{with} with lines, {without} without"
+        );
     }
 
     #[test]

@@ -434,7 +434,7 @@ pub fn synthesize(
         Err(why) => return reject(task, why.0),
     };
     let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
-    let Some(analysis) = usage::analyze(&standalone, &names) else {
+    let Some(analysis) = usage::analyze_bound(&standalone, &names, &task::bindings(refs)) else {
         return reject(task, "parse: the function does not parse on its own".into());
     };
     let imports = task::imports(refs);
@@ -489,6 +489,9 @@ pub fn synthesize(
         .collect();
     let mut pool = Pool::from_constants(&constants);
     pool.unicode = text.contains("unicodedata");
+    pool.lines = ["splitlines(", "split('\\n'", "split(\"\\n\""]
+        .iter()
+        .any(|m| text.contains(m));
     let seed_key = match opts.seed {
         0 => f.function_id.clone(),
         n => format!("{}/{n}", f.function_id),

@@ -2,7 +2,7 @@
 //! module of its own) and the prompt (imports, signature and docstring; for a function
 //! without a docstring, one built from its signature and a few of its cases).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use schemas::{Function, RefKind, Reference};
 
@@ -11,6 +11,23 @@ use schemas::{Function, RefKind, Reference};
 /// `import numpy as np`, `from itertools import chain`, `import collections.abc as cabc`.
 pub fn imports(refs: &[&Reference]) -> Vec<String> {
     let mut out = BTreeSet::new();
+    for (name, binding) in bindings(refs) {
+        let line = match binding.rsplit_once('.') {
+            None if binding == name => format!("import {binding}"),
+            None => format!("import {binding} as {name}"),
+            Some((parent, last)) if last == name => format!("from {parent} import {last}"),
+            Some((parent, last)) => format!("from {parent} import {last} as {name}"),
+        };
+        out.insert(line);
+    }
+    out.into_iter().collect()
+}
+
+/// What each imported name a function uses is bound to (`isnan` to `math.isnan` after
+/// `from math import isnan`, `np` to `numpy`): standard-library and third-party names, the
+/// target minus what the chain adds after the name.
+pub fn bindings(refs: &[&Reference]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
     for r in refs {
         if !matches!(r.kind, RefKind::Stdlib | RefKind::ThirdParty) {
             continue;
@@ -18,21 +35,15 @@ pub fn imports(refs: &[&Reference]) -> Vec<String> {
         let Some(target) = r.target.as_deref() else {
             continue;
         };
-        // What the name itself is bound to: the target minus what the chain adds after it.
         let suffix = r.chain.strip_prefix(r.name.as_str()).unwrap_or("");
         let binding = target
             .strip_suffix(suffix)
             .filter(|b| !b.is_empty())
             .unwrap_or(target);
-        let line = match binding.rsplit_once('.') {
-            None if binding == r.name => format!("import {binding}"),
-            None => format!("import {binding} as {}", r.name),
-            Some((parent, last)) if last == r.name => format!("from {parent} import {last}"),
-            Some((parent, last)) => format!("from {parent} import {last} as {}", r.name),
-        };
-        out.insert(line);
+        out.entry(r.name.clone())
+            .or_insert_with(|| binding.to_string());
     }
-    out.into_iter().collect()
+    out
 }
 
 /// Why a function cannot stand alone as a module (the task's rejection reason).

@@ -26,6 +26,8 @@ pub enum Shape {
     Uuid,
     /// One character (`ord(c)`, `unicodedata.category(c)`).
     Char,
+    /// A codec's name (`data.decode(encoding)`, `open(path, encoding=enc)`).
+    Encoding,
 }
 
 impl Shape {
@@ -118,10 +120,21 @@ impl Ty {
     }
 
     /// A collection of unknown items given `item` as their type (`Iterable[Any]` made
-    /// `Iterable[str]`); anything else unchanged.
+    /// `Iterable[str]`), or of text items given the shape `item` is of; anything else
+    /// unchanged.
     #[must_use]
     pub fn with_item(self, item: &Ty) -> Ty {
-        let fill = |t: Box<Ty>| Box::new(if *t == Ty::Any { item.clone() } else { *t });
+        // Items of no type take the used one; text items, the shape the uses parse them as
+        // (`encodings: list[str]`, each given to `.decode`, is a list of codec names).
+        let fill = |t: Box<Ty>| {
+            Box::new(
+                if *t == Ty::Any || (*t == Ty::Str && matches!(item, Ty::Text(_))) {
+                    item.clone()
+                } else {
+                    *t
+                },
+            )
+        };
         match self {
             Ty::List(t) => Ty::List(fill(t)),
             Ty::Iterable(t) => Ty::Iterable(fill(t)),
@@ -649,6 +662,20 @@ fn doc_word(part: &str) -> Option<Ty> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_take_the_type_and_the_shape_their_uses_give() {
+        let codec = Ty::Text(Shape::Encoding);
+        let list = |t: Ty| Ty::List(Box::new(t));
+        assert_eq!(list(Ty::Any).with_item(&Ty::Int), list(Ty::Int));
+        assert_eq!(list(Ty::Str).with_item(&codec), list(codec.clone()));
+        assert_eq!(
+            Ty::optional(list(Ty::Str)).with_item(&codec),
+            Ty::optional(list(codec.clone()))
+        );
+        // Typed items keep their type.
+        assert_eq!(list(Ty::Int).with_item(&codec), list(Ty::Int));
+    }
 
     #[test]
     fn annotations() {

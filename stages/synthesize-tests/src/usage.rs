@@ -65,8 +65,8 @@ pub struct Evidence {
     pub none_checked: bool,
     /// Text it is parsed as, when some call parses it.
     pub shape: Option<Shape>,
-    /// The text and integer constants it is compared with for equality (`x == "eol"`,
-    /// `x != 3`, `x in ("a", "b")`), in order of appearance, at most [`EQUALS`]: each is
+    /// The text, bytes and integer constants it is compared with for equality (`x == "eol"`,
+    /// `x != 3`, `x in ("a", "b")`, `code == b"\xc0"`), in order of appearance, at most [`EQUALS`]: each is
     /// a value of its own to draw (`elif escapes == "whitespace-one-line":` is taken by
     /// that text alone, which text drawn from all the function's constants seldom is).
     pub equals: Vec<PyVal>,
@@ -470,6 +470,17 @@ const ITERATING_CALLS: &[&str] = &[
 /// Analyzes a function's text (dedented so it parses alone); `None` when it does not parse
 /// or holds no function.
 pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
+    analyze_bound(source, params, &BTreeMap::new())
+}
+
+/// [`analyze`], with what the function's imported names are bound to
+/// ([`crate::task::bindings`]): a call is read by the name it qualifies to, so
+/// `isnan(x)` after `from math import isnan` tells what `math.isnan(x)` does.
+pub fn analyze_bound(
+    source: &str,
+    params: &[String],
+    bindings: &BTreeMap<String, String>,
+) -> Option<Analysis> {
     let tree = python_parser().parse(source, None)?;
     let root = tree.root_node();
     let func = find_function(root)?;
@@ -520,6 +531,7 @@ pub fn analyze(source: &str, params: &[String]) -> Option<Analysis> {
             .filter_map(|(k, v)| Some((k, v?)))
             .collect(),
         docstring: docstring.map(|d| d.id()),
+        bindings,
         a: &mut a,
     };
     ctx.walk(body);
@@ -564,6 +576,39 @@ fn loop_names(
             {
                 let key = format!("{over}[]");
                 bind(out, name, key);
+            }
+            // `for i, x in enumerate(p)`: `x` is an item of `p`; `for a, b in zip(p, q)`: `a`
+            // of `p`, `b` of `q`.
+            if r.kind() == "call" && matches!(l.kind(), "pattern_list" | "tuple_pattern") {
+                let callee = r.child_by_field_name("function").map(text);
+                let args: Vec<Node<'_>> = r
+                    .child_by_field_name("arguments")
+                    .map(|a| {
+                        let mut c = a.walk();
+                        a.named_children(&mut c).collect()
+                    })
+                    .unwrap_or_default();
+                let mut c = l.walk();
+                let names: Vec<Node<'_>> = l.named_children(&mut c).collect();
+                let pairs: Vec<(Node<'_>, Node<'_>)> = match callee.as_deref() {
+                    Some("enumerate") if names.len() == 2 && !args.is_empty() => {
+                        vec![(names[1], args[0])]
+                    }
+                    Some("zip") if names.len() == args.len() => {
+                        names.iter().copied().zip(args.iter().copied()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                for (n, a) in pairs {
+                    let (name, over) = (text(n), text(a));
+                    if n.kind() == "identifier"
+                        && a.kind() == "identifier"
+                        && params.contains(over.as_str())
+                        && !params.contains(name.as_str())
+                    {
+                        bind(out, name, format!("{over}[]"));
+                    }
+                }
             }
             // `for k, v in d.items()`, `for v in d.values()`, `for k in d.keys()`: a dict's
             // keys are its items (`d[]`, as `for k in d` says), its values `d{}`.
@@ -826,12 +871,24 @@ struct Walk<'s, 'a> {
     /// Local names bound once to a number ([`local_numbers`]).
     numbers: BTreeMap<String, PyVal>,
     docstring: Option<usize>,
+    /// What imported names are bound to ([`analyze_bound`]).
+    bindings: &'s BTreeMap<String, String>,
     a: &'a mut Analysis,
 }
 
 impl Walk<'_, '_> {
     fn text(&self, n: Node<'_>) -> &str {
         n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    /// A dotted name with its first part replaced by what an import bound it to
+    /// (`isnan` as `math.isnan`, `np.array` as `numpy.array`); as written otherwise.
+    fn qualified(&self, name: &str) -> String {
+        let (head, rest) = name.split_at(name.find('.').unwrap_or(name.len()));
+        match self.bindings.get(head) {
+            Some(b) => format!("{b}{rest}"),
+            None => name.to_string(),
+        }
     }
 
     /// The parameter a node is, when it is a bare parameter name; or `PARAM[]` when it is
@@ -1108,7 +1165,7 @@ impl Walk<'_, '_> {
                 return;
             }
         }
-        let fname = self.text(f).to_string();
+        let fname = self.qualified(self.text(f));
         let args: Vec<Node<'_>> = node
             .child_by_field_name("arguments")
             .map(|a| {
@@ -1124,7 +1181,7 @@ impl Walk<'_, '_> {
                 Some(Shape::Date)
             } else if matches!(
                 fname.as_str(),
-                "int" | "float" | "Decimal" | "Fraction" | "decimal.Decimal"
+                "int" | "float" | "Decimal" | "Fraction" | "decimal.Decimal" | "fractions.Fraction"
             ) {
                 Some(Shape::Number)
             } else {
@@ -1135,6 +1192,34 @@ impl Walk<'_, '_> {
                 e.shape = Some(shape);
                 e.vote(Kind::Str, 2);
             }
+        }
+        // A codec's name: `data.decode(p)`, `text.encode(p)`, `codecs.lookup(p)`,
+        // `str(data, p)`, `codecs.decode(data, p)`, and any `encoding=p`.
+        let codec_at = match fname.rsplit_once('.').map_or(fname.as_str(), |(_, m)| m) {
+            _ if fname == "codecs.lookup" => Some(0),
+            "decode" | "encode" if fname.starts_with("codecs.") => Some(1),
+            "decode" | "encode" if strip_parens(f).kind() == "attribute" => Some(0),
+            "str" | "bytes" if fname == "str" || fname == "bytes" => Some(1),
+            _ => None,
+        };
+        let mut codec_params: Vec<String> = codec_at
+            .and_then(|i| args.get(i))
+            .filter(|a| a.kind() != "keyword_argument")
+            .and_then(|a| self.param(*a))
+            .into_iter()
+            .collect();
+        for a in &args {
+            if a.kind() == "keyword_argument"
+                && a.child_by_field_name("name")
+                    .is_some_and(|n| self.text(n) == "encoding")
+            {
+                codec_params.extend(a.child_by_field_name("value").and_then(|v| self.param(v)));
+            }
+        }
+        for p in codec_params {
+            let e = self.ev(&p);
+            e.shape = Some(Shape::Encoding);
+            e.vote(Kind::Str, 3);
         }
         // `map(p, xs)`, `filter(p, xs)`, `reduce(p, xs)`, `sorted(xs, key=p)`: `p` is
         // called by the callee.
@@ -1180,6 +1265,9 @@ impl Walk<'_, '_> {
                     if let Some(n) = struct_size(&f) {
                         self.a.constants.add(PyVal::Int(n as i128));
                     }
+                } else if fname.starts_with("struct.") {
+                    // A format made at run time (`">%dl" % n`): bytes still, of no known size.
+                    self.ev(&p).vote(Kind::Bytes, 6);
                 }
             }
         }
@@ -1286,14 +1374,28 @@ impl Walk<'_, '_> {
         };
         let attr = self.text(attr).to_string();
         let called = is_called(node);
-        let e = self.ev(&p);
         let a = attr.as_str();
         let std = STD_ATTRS
             .iter()
             .find(|(n, _, method)| *n == a && (!method || called))
             .map(|(_, k, _)| *k);
+        // `s.replace(b"\n", b"")`: a method text and bytes share, given bytes, is bytes'.
+        let bytes_args = called
+            && node
+                .parent()
+                .and_then(|c| c.child_by_field_name("arguments"))
+                .is_some_and(|args| {
+                    let mut c = args.walk();
+                    let found = args
+                        .named_children(&mut c)
+                        .any(|x| matches!(value_of(x, self.src), Some(PyVal::Bytes(_))));
+                    found
+                });
+        let e = self.ev(&p);
         if let Some(k) = std {
             e.vote(k, 3);
+        } else if STR_METHODS.contains(&a) && bytes_args {
+            e.vote(Kind::Bytes, 3);
         } else if STR_METHODS.contains(&a) {
             e.vote(Kind::Str, 3);
         } else if a == "decode" {
@@ -1452,7 +1554,9 @@ impl Walk<'_, '_> {
                     // `x in p`: p is a container; `p in "abc"`: p is a string.
                     if left {
                         if matches!(other.kind(), "string" | "concatenated_string") {
-                            e.vote(Kind::Str, 3);
+                            // `p in b"\r\n"`: bytes, as a bytes literal is.
+                            let bytes = matches!(value_of(other, self.src), Some(PyVal::Bytes(_)));
+                            e.vote(if bytes { Kind::Bytes } else { Kind::Str }, 3);
                         }
                         // `p in ("a", "b")`: each item is a value p is compared with.
                         if matches!(other.kind(), "tuple" | "list" | "set") {
@@ -1461,7 +1565,8 @@ impl Walk<'_, '_> {
                             ) = value_of(other, self.src)
                             {
                                 for v in items {
-                                    if matches!(v, PyVal::Str(_) | PyVal::Int(_)) {
+                                    if matches!(v, PyVal::Str(_) | PyVal::Int(_) | PyVal::Bytes(_))
+                                    {
                                         e.equal_to(v);
                                     }
                                 }
@@ -1474,9 +1579,10 @@ impl Walk<'_, '_> {
                     }
                     continue;
                 }
+                let literal = value_of(other, self.src);
                 if op == "==" || op == "!=" {
-                    if let Some(v @ (PyVal::Str(_) | PyVal::Int(_))) = value_of(other, self.src) {
-                        e.equal_to(v);
+                    if let Some(v @ (PyVal::Str(_) | PyVal::Int(_) | PyVal::Bytes(_))) = &literal {
+                        e.equal_to(v.clone());
                     }
                 }
                 match other_kind {
@@ -1485,6 +1591,12 @@ impl Walk<'_, '_> {
                         e.vote(Kind::Float, 1);
                     }
                     "float" => e.vote(Kind::Float, 3),
+                    // `code == b"\xc0"`: bytes.
+                    "string" | "concatenated_string"
+                        if matches!(literal, Some(PyVal::Bytes(_))) =>
+                    {
+                        e.vote(Kind::Bytes, 3);
+                    }
                     "string" | "concatenated_string" => e.vote(Kind::Str, 3),
                     "true" | "false" => e.vote(Kind::Bool, 3),
                     _ => {}
@@ -1598,6 +1710,50 @@ mod tests {
         assert!(!a.constants.strs.iter().any(|s| s.contains("constant")));
         assert!(a.constants.ints.contains(&1));
         assert!(a.docstring_end.is_some());
+    }
+
+    #[test]
+    fn imported_names_are_read_as_what_they_are_bound_to() {
+        // `from math import isnan`, `from binascii import hexlify`, `import numpy as np`.
+        let src = "def f(first, data, blob, s):\n    if isnan(first):\n        return 1\n    \
+                   return hexlify(data), np.frombuffer(blob), s.replace(b'\\n', b'')\n";
+        let names = params(&["first", "data", "blob", "s"]);
+        let bound: BTreeMap<String, String> = [
+            ("isnan", "math.isnan"),
+            ("hexlify", "binascii.hexlify"),
+            ("np", "numpy"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let a = analyze_bound(src, &names, &bound).unwrap();
+        assert_eq!(
+            a.evidence["first"].ty(),
+            Some(Ty::Union(vec![Ty::Int, Ty::Float]))
+        );
+        assert_eq!(a.evidence["data"].ty(), Some(Ty::Bytes));
+        // A method text and bytes share, given bytes: bytes.
+        assert_eq!(a.evidence["s"].ty(), Some(Ty::Bytes));
+        // Unbound, the names say nothing.
+        let a = analyze(src, &names).unwrap();
+        assert_eq!(a.evidence["first"].ty(), None);
+        assert_eq!(a.evidence["data"].ty(), None);
+    }
+
+    #[test]
+    fn codec_names_are_drawn_where_a_codec_is_asked_for() {
+        let a = analyze(
+            "def f(string, encodings, enc, other):\n    for encoding in encodings:\n        \
+             return string.decode(encoding)\n    open('x', encoding=enc)\n    \
+             return str(string, other)\n",
+            &params(&["string", "encodings", "enc", "other"]),
+        )
+        .unwrap();
+        let codec = Some(Ty::Text(Shape::Encoding));
+        assert_eq!(a.items("encodings").and_then(Evidence::ty), codec);
+        assert_eq!(a.evidence["enc"].ty(), codec);
+        assert_eq!(a.evidence["other"].ty(), codec);
+        assert_eq!(a.evidence["string"].ty(), Some(Ty::Bytes));
     }
 
     #[test]
@@ -1771,6 +1927,26 @@ mod tests {
         assert!(a
             .equal_params
             .contains(&("n".to_string(), "other".to_string())));
+        // A bytes constant is a value to draw, and makes the parameter bytes.
+        let a = analyze(
+            "def f(code, fp):\n    if code == b'\\xc2':\n        return False\n    elif code in (b'\\xc3', b'\\xc4'):\n        return True\n    raise Exception(ord(code))\n",
+            &params(&["code", "fp"]),
+        )
+        .unwrap();
+        let e = &a.evidence["code"];
+        assert_eq!(
+            e.equals,
+            vec![
+                PyVal::Bytes(vec![0xc2]),
+                PyVal::Bytes(vec![0xc3]),
+                PyVal::Bytes(vec![0xc4])
+            ]
+        );
+        // `ord(code)` takes a character too, so text stays in.
+        assert!(
+            matches!(e.ty(), Some(Ty::Union(ms)) if ms.contains(&Ty::Bytes)),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -1884,6 +2060,13 @@ mod tests {
         assert_eq!(struct_size("<HI"), Some(6));
         assert_eq!(struct_size(">4I"), Some(16));
         assert_eq!(struct_size("hello"), None);
+        // A format made at run time: bytes still.
+        let a = analyze(
+            "def f(s):\n    n = len(s) // 4\n    return struct.unpack('>%dl' % n, s)\n",
+            &params(&["s"]),
+        )
+        .unwrap();
+        assert_eq!(a.evidence["s"].ty(), Some(Ty::Bytes));
     }
 
     #[test]
@@ -1907,6 +2090,18 @@ mod tests {
         )
         .unwrap();
         assert!(b.items("xs").is_none() && b.items("ys").is_none());
+        // `enumerate` and `zip` name the items of what they walk.
+        let c = analyze(
+            "def f(parts, kind, keys, vals):\n    for i, node in enumerate(parts):\n        if node.kind == kind:\n            return i\n    for k, v in zip(keys, vals):\n        k.upper()\n        v + 1\n    return -1\n",
+            &params(&["parts", "kind", "keys", "vals"]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.ty_of("parts[]"),
+            Some(Ty::Object(vec![("kind".to_string(), Ty::Any)]))
+        );
+        assert_eq!(c.items("keys").and_then(Evidence::ty), Some(Ty::Str));
+        assert_eq!(c.items("vals").and_then(Evidence::ty), Some(Ty::Int));
     }
 
     #[test]
