@@ -309,12 +309,32 @@ fn shaped_str() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// A date or a time as programs write them: ISO dates, day-first and month-name dates, ISO
+/// date-times with `T` or a space, a `Z`, an offset or fractional seconds, and times alone
+/// (`fromisoformat` and RFC 3339 parsers branch on each); a month, day or hour one past the
+/// last now and then.
 fn date_str() -> BoxedStrategy<String> {
-    (1900u32..2100, 1u32..=13, 1u32..=32, 0u8..3)
-        .prop_map(|(y, m, d, style)| match style {
-            0 => format!("{y:04}-{m:02}-{d:02}"),
-            1 => format!("{d:02}/{m:02}/{y:04}"),
-            _ => format!("{} {d}, {y}", MONTHS[(m as usize - 1) % 12]),
+    (
+        (1900u32..2100, 1u32..=13, 1u32..=32),
+        (0u32..=24, 0u32..60, 0u32..=60),
+        (-12i32..=14, 0u32..1_000_000),
+        0u8..10,
+    )
+        .prop_map(|((y, m, d), (h, mi, sec), (off, frac), style)| {
+            let date = format!("{y:04}-{m:02}-{d:02}");
+            let time = format!("{h:02}:{mi:02}:{sec:02}");
+            let sign = if off < 0 { '-' } else { '+' };
+            match style {
+                0 | 1 => date,
+                2 => format!("{d:02}/{m:02}/{y:04}"),
+                3 => format!("{} {d}, {y}", MONTHS[(m as usize - 1) % 12]),
+                4 => format!("{date}T{time}"),
+                5 => format!("{date}T{time}Z"),
+                6 => format!("{date}T{time}{sign}{:02}:00", off.unsigned_abs()),
+                7 => format!("{date} {time}.{frac:06}"),
+                8 => format!("{date}T{time}.{:03}z", frac % 1000),
+                _ => time,
+            }
         })
         .boxed()
 }
@@ -2150,6 +2170,23 @@ print(ok)
     }
 
     #[test]
+    fn dates_come_with_times_zones_and_alone() {
+        let s = date_str();
+        let mut r = runner();
+        let drawn: Vec<String> = (0..300)
+            .map(|_| s.new_tree(&mut r).unwrap().current())
+            .collect();
+        let count = |want: &dyn Fn(&str) -> bool| drawn.iter().filter(|d| want(d)).count();
+        let iso_date =
+            |d: &str| d.len() == 10 && d.as_bytes()[4] == b'-' && d.as_bytes()[7] == b'-';
+        assert!(count(&iso_date) > 30);
+        assert!(count(&|d: &str| d.len() > 10 && d.as_bytes()[10] == b'T') > 60);
+        assert!(count(&|d: &str| d.ends_with(['Z', 'z'])) > 30);
+        assert!(count(&|d: &str| d.len() > 19 && d[19..].starts_with(['+', '-'])) > 10);
+        assert!(count(&|d: &str| d.len() == 8 && d.as_bytes()[2] == b':') > 10);
+    }
+
+    #[test]
     fn lines_of_tokens_are_drawn_for_code_that_reads_lines() {
         // A grammar's rule, `name : a b`, then its continuation, `| c`.
         let grammar = |x: &str| {
@@ -2179,14 +2216,14 @@ print(ok)
 
     #[test]
     fn runs_of_a_constant_s_characters_are_drawn() {
-        let hits = texts_drawn(&[" \t", "\n"], 300, |x| {
+        let hits = texts_drawn(&[" \t", "\n"], 1000, |x| {
             x.rsplit_once('\n').is_some_and(|(_, tail)| {
                 !tail.is_empty() && tail.len() < 4 && tail.chars().all(|c| c == ' ' || c == '\t')
             })
         });
         assert!(
-            hits > 10,
-            "only {hits} of 300 strings ended in a newline and a short indent"
+            hits > 30,
+            "only {hits} of 1000 strings ended in a newline and a short indent"
         );
     }
 
