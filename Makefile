@@ -40,7 +40,8 @@ SYNTH_SOURCES ?= pipelines/sources/synth-2026q4.toml
 SYNTH_TUNING ?= $(SYNTH):$(SYNTH_SOURCES) data/synth-b:pipelines/sources/synth-tuning-b.toml \
   data/synth-c:pipelines/sources/synth-tuning-c.toml data/synth-d:pipelines/sources/synth-tuning-d.toml \
   data/synth-e:pipelines/sources/synth-tuning-e.toml data/synth-f:pipelines/sources/synth-tuning-f.toml \
-  data/synth-g:pipelines/sources/synth-tuning-g.toml data/synth-h:pipelines/sources/synth-tuning-h.toml
+  data/synth-g:pipelines/sources/synth-tuning-g.toml data/synth-h:pipelines/sources/synth-tuning-h.toml \
+  data/synth-i:pipelines/sources/synth-tuning-i.toml
 SYNTH_HELDOUT ?= data/heldout:pipelines/sources/synth-heldout.toml \
   data/heldout-b:pipelines/sources/synth-heldout-b.toml
 JOBS    ?= 2
