@@ -425,6 +425,62 @@ fn format_kind(fmt: &str) -> Option<Kind> {
     }
 }
 
+/// The keys a format names and the kind each conversion asks for: `%(name)s` (any: `None`),
+/// `%(n)d` (a number); for `str.format` text (`braces`), `{name}` and `{name:d}`. Keys that
+/// are no identifier (`{0}`, `{a.b}`'s attribute part aside) are left out.
+fn format_keys(fmt: &str, braces: bool) -> Vec<(String, Option<Kind>)> {
+    let mut out: Vec<(String, Option<Kind>)> = Vec::new();
+    let mut push = |name: &str, kind: Option<Kind>| {
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if valid && !out.iter().any(|(n, _)| n == name) {
+            out.push((name.to_string(), kind));
+        }
+    };
+    if braces {
+        let mut rest = fmt;
+        while let Some(i) = rest.find('{') {
+            rest = &rest[i + 1..];
+            if rest.starts_with('{') {
+                rest = &rest[1..];
+                continue;
+            }
+            let Some(end) = rest.find('}') else { break };
+            let field = &rest[..end];
+            let (name, spec) = field.split_once(':').unwrap_or((field, ""));
+            let name = name.split(['.', '[', '!']).next().unwrap_or(name);
+            let kind = match spec.chars().last() {
+                Some('d' | 'x' | 'X' | 'o' | 'b' | 'n') => Some(Kind::Int),
+                Some('f' | 'F' | 'e' | 'E' | 'g' | 'G' | '%') => Some(Kind::Float),
+                _ => None,
+            };
+            push(name, kind);
+            rest = &rest[end + 1..];
+        }
+    } else {
+        let mut rest = fmt;
+        while let Some(i) = rest.find("%(") {
+            rest = &rest[i + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let name = &rest[..end];
+            let conv = rest[end + 1..]
+                .chars()
+                .find(|c| !(c.is_ascii_digit() || matches!(c, '-' | '+' | ' ' | '#' | '.')));
+            let kind = match conv {
+                Some('d' | 'i' | 'u' | 'x' | 'X' | 'o') => Some(Kind::Int),
+                Some('f' | 'F' | 'e' | 'E' | 'g' | 'G') => Some(Kind::Float),
+                _ => None,
+            };
+            push(name, kind);
+            rest = &rest[end + 1..];
+        }
+    }
+    out
+}
+
 /// Standard-library calls whose first argument is bytes (`zlib.decompress(data, ...)`).
 const BYTES_CALLS: &[&str] = &[
     "zlib.compress",
@@ -522,7 +578,39 @@ pub fn analyze_bound(
     loop_names(body, source, &names, &mut loops);
     let mut numbers = BTreeMap::new();
     local_numbers(body, source, &names, &mut numbers);
+    // Defaults that are type names (`_str_type=(str, bytes)`), for `isinstance(x, _str_type)`.
+    let mut type_defaults: BTreeMap<String, Vec<Kind>> = BTreeMap::new();
+    if let Some(ps) = func.child_by_field_name("parameters") {
+        let mut c = ps.walk();
+        for p in ps.named_children(&mut c) {
+            if !matches!(p.kind(), "default_parameter" | "typed_default_parameter") {
+                continue;
+            }
+            let (Some(n), Some(v)) = (
+                p.child_by_field_name("name"),
+                p.child_by_field_name("value"),
+            ) else {
+                continue;
+            };
+            let text = |n: Node<'_>| n.utf8_text(source.as_bytes()).unwrap_or("");
+            let v = strip_parens(v);
+            let names: Vec<Node<'_>> = if v.kind() == "tuple" {
+                let mut c = v.walk();
+                v.named_children(&mut c).collect()
+            } else {
+                vec![v]
+            };
+            let kinds: Vec<Kind> = names
+                .iter()
+                .filter_map(|n| kind_of_type_name(text(*n)))
+                .collect();
+            if !kinds.is_empty() && kinds.len() == names.len() {
+                type_defaults.insert(text(n).to_string(), kinds);
+            }
+        }
+    }
     let mut ctx = Walk {
+        type_defaults,
         src: source,
         params: &names,
         loops,
@@ -873,6 +961,8 @@ struct Walk<'s, 'a> {
     docstring: Option<usize>,
     /// What imported names are bound to ([`analyze_bound`]).
     bindings: &'s BTreeMap<String, String>,
+    /// Parameters whose defaults are type names, with their kinds (`_str_type=(str, bytes)`).
+    type_defaults: BTreeMap<String, Vec<Kind>>,
     a: &'a mut Analysis,
 }
 
@@ -1193,6 +1283,32 @@ impl Walk<'_, '_> {
                 e.vote(Kind::Str, 2);
             }
         }
+        // `"{name}: {n:d}".format_map(p)`, `"...".format(**p)`: a mapping with those keys.
+        if let Some(fmt_obj) = strip_parens(f)
+            .child_by_field_name("object")
+            .filter(|_| strip_parens(f).kind() == "attribute")
+        {
+            let method = strip_parens(f)
+                .child_by_field_name("attribute")
+                .map(|m| self.text(m).to_string());
+            let mapping = match method.as_deref() {
+                Some("format_map") => args.first().and_then(|a| self.param(*a)),
+                Some("format") => args
+                    .iter()
+                    .find(|a| a.kind() == "dictionary_splat")
+                    .and_then(|a| a.named_child(0))
+                    .and_then(|a| self.param(a)),
+                _ => None,
+            };
+            if let (Some(p), Some(PyVal::Str(text))) =
+                (mapping, value_of(strip_parens(fmt_obj), self.src))
+            {
+                let keys = format_keys(&text, true);
+                if !keys.is_empty() && depth(&p) < 2 {
+                    self.record_keys(&p, &keys);
+                }
+            }
+        }
         // A codec's name: `data.decode(p)`, `text.encode(p)`, `codecs.lookup(p)`,
         // `str(data, p)`, `codecs.decode(data, p)`, and any `encoding=p`.
         let codec_at = match fname.rsplit_once('.').map_or(fname.as_str(), |(_, m)| m) {
@@ -1313,6 +1429,9 @@ impl Walk<'_, '_> {
                         for n in t.named_children(&mut c) {
                             kinds.extend(kind_of_type_name(self.text(n)));
                         }
+                    } else if let Some(ks) = self.type_defaults.get(self.text(t)) {
+                        // `isinstance(obj, _str_type)` with `_str_type=(str, bytes)`.
+                        kinds.extend(ks.iter().copied());
                     } else {
                         kinds.extend(kind_of_type_name(self.text(t)));
                     }
@@ -1467,6 +1586,17 @@ impl Walk<'_, '_> {
             let format_arg =
                 (op == "%" && on_right && matches!(other.kind(), "string" | "concatenated_string"))
                     .then(|| format_kind(self.text(other)));
+            // `'"%(tablename)s" [label=%(columns)s]' % toks`: a mapping with those keys.
+            if format_arg.is_some() {
+                let keys = value_of(other, self.src).map_or_else(Vec::new, |v| match v {
+                    PyVal::Str(f) => format_keys(&f, false),
+                    _ => Vec::new(),
+                });
+                if !keys.is_empty() && depth(&p) < 2 {
+                    self.record_keys(&p, &keys);
+                    continue;
+                }
+            }
             let e = self.a.evidence.entry(p).or_default();
             // `[True] * n`, `"-" * width`: a sequence repeated, so the parameter counts.
             if op == "*"
@@ -1515,6 +1645,20 @@ impl Walk<'_, '_> {
                         e.vote(Kind::Float, 1);
                     }
                 }
+            }
+        }
+    }
+
+    /// A parameter read as a mapping by the keys of a format (`fmt % p`,
+    /// `fmt.format_map(p)`, `fmt.format(**p)`): each key a record's field, of the kind its
+    /// conversion asks for (text when it takes anything).
+    fn record_keys(&mut self, p: &str, keys: &[(String, Option<Kind>)]) {
+        self.ev(p).vote(Kind::Dict, 3);
+        for (k, kind) in keys {
+            let e = self.ev(&format!("{p}['{k}']"));
+            match kind {
+                Some(kind) => e.vote(*kind, 3),
+                None => e.vote(Kind::Str, 1),
             }
         }
     }
@@ -1738,6 +1882,48 @@ mod tests {
         let a = analyze(src, &names).unwrap();
         assert_eq!(a.evidence["first"].ty(), None);
         assert_eq!(a.evidence["data"].ty(), None);
+    }
+
+    #[test]
+    fn a_type_check_against_a_default_reads_its_types() {
+        let a = analyze(
+            "def f(obj, _str_type=(str, bytes), _iter_exception=Exception):\n    if isinstance(obj, _str_type):\n        return False\n    try:\n        iter(obj)\n    except _iter_exception:\n        return False\n    return True\n",
+            &params(&["obj", "_str_type", "_iter_exception"]),
+        )
+        .unwrap();
+        let e = &a.evidence["obj"];
+        assert!(
+            e.isinstance.contains(&Kind::Str) && e.isinstance.contains(&Kind::Bytes),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_format_with_named_keys_makes_a_record() {
+        let a = analyze(
+            "def f(toks, row, opts):\n    a = '\"%(tablename)s\" | %(columns)s %(n)03d' % toks\n    \
+             b = '{name}: {size:d} {{x}}'.format_map(row)\n    return a, b, '{k}'.format(**opts)\n",
+            &params(&["toks", "row", "opts"]),
+        )
+        .unwrap();
+        let record = |keys: &[(&str, Ty)]| {
+            Some(Ty::Record(
+                keys.iter()
+                    .map(|(k, t)| (k.to_string(), t.clone()))
+                    .collect(),
+            ))
+        };
+        assert_eq!(
+            a.ty_of("toks"),
+            record(&[("columns", Ty::Str), ("n", Ty::Int), ("tablename", Ty::Str)])
+        );
+        assert_eq!(
+            a.ty_of("row"),
+            record(&[("name", Ty::Str), ("size", Ty::Int)])
+        );
+        assert_eq!(a.ty_of("opts"), record(&[("k", Ty::Str)]));
+        assert_eq!(format_keys("%(a)s %% %(b)x", false).len(), 2);
+        assert!(format_keys("{0} {} {{lit}}", true).is_empty());
     }
 
     #[test]
