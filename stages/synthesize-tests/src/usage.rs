@@ -609,8 +609,15 @@ pub fn analyze_bound(
             }
         }
     }
+    let mut parts = BTreeMap::new();
+    split_parts(body, source, &names, &mut parts);
     let mut ctx = Walk {
         type_defaults,
+        parts: parts
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v?)))
+            .collect(),
+        part_equals: BTreeMap::new(),
         src: source,
         params: &names,
         loops,
@@ -623,6 +630,7 @@ pub fn analyze_bound(
         a: &mut a,
     };
     ctx.walk(body);
+    ctx.compose_parts();
     // Defaults in the header and annotations are not constants of the body.
     Some(a)
 }
@@ -655,6 +663,11 @@ fn loop_names(
                     strip_parens(v)
                 }
                 _ => r,
+            };
+            // `for p in sorted(packages, key=...)`, `reversed(xs)`, `list(xs)`: the same items.
+            let r = match items_kept(r, src) {
+                Some(v) => v,
+                None => r,
             };
             let (name, over) = (text(l), text(r));
             if l.kind() == "identifier"
@@ -723,6 +736,11 @@ fn loop_names(
                 }
             }
         }
+    }
+    // `sorted(xs, key=lambda p: p.name)`, `max(xs, key=...)`, `map(lambda x: ..., xs)`,
+    // `filter(lambda x: ..., xs)`: the lambda's parameter is an item of `xs`.
+    if node.kind() == "call" {
+        lambda_items(node, src, params, out);
     }
     if node.kind() == "assignment" {
         let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
@@ -937,6 +955,161 @@ fn dict_view<'s>(n: Node<'_>, src: &'s str, params: &BTreeSet<&str>) -> Option<(
 }
 
 /// `name` bound to `key` in `out`; made ambiguous (empty) when it is bound to another key.
+/// A part of a parameter's text cut by a literal separator: `a, sep, b = p.partition("_")`
+/// binds `a` to part 0 and `b` to part 2; `x, y = p.split(".", 1)` and `p.split(".")[1]`
+/// name parts 0 and 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Part {
+    param: String,
+    index: usize,
+    sep: String,
+    /// `partition`/`rpartition` (the separator is part 1) rather than `split`/`rsplit`.
+    partition: bool,
+}
+
+/// The parameter, separator and kind of cut a call `p.partition(S)` / `p.split(S[, n])`
+/// makes, `p` a parameter and `S` a literal.
+fn cut_of(call: Node<'_>, src: &str, params: &BTreeSet<&str>) -> Option<(String, String, bool)> {
+    if call.kind() != "call" {
+        return None;
+    }
+    let f = call.child_by_field_name("function")?;
+    if f.kind() != "attribute" {
+        return None;
+    }
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+    let obj = strip_parens(f.child_by_field_name("object")?);
+    let method = text(f.child_by_field_name("attribute")?);
+    let partition = match method.as_str() {
+        "partition" | "rpartition" => true,
+        "split" | "rsplit" => false,
+        _ => return None,
+    };
+    let param = text(obj);
+    if obj.kind() != "identifier" || !params.contains(param.as_str()) {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let Some(PyVal::Str(sep)) = value_of(args.named_child(0)?, src) else {
+        return None;
+    };
+    (!sep.is_empty()).then_some((param, sep, partition))
+}
+
+/// Local names bound by unpacking a cut of a parameter's text (`a, sep, b =
+/// p.partition("_")`), each to its [`Part`]; a name bound twice is `None`.
+fn split_parts(
+    node: Node<'_>,
+    src: &str,
+    params: &BTreeSet<&str>,
+    out: &mut BTreeMap<String, Option<Part>>,
+) {
+    if node.kind() == "assignment" {
+        if let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right").map(strip_parens),
+        ) {
+            if let (true, Some((param, sep, partition))) = (
+                matches!(l.kind(), "pattern_list" | "tuple_pattern"),
+                cut_of(r, src, params),
+            ) {
+                let mut c = l.walk();
+                for (index, n) in l.named_children(&mut c).enumerate() {
+                    let name = n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+                    if n.kind() != "identifier" || params.contains(name.as_str()) {
+                        continue;
+                    }
+                    let part = Part {
+                        param: param.clone(),
+                        index,
+                        sep: sep.clone(),
+                        partition,
+                    };
+                    let again = out.contains_key(&name);
+                    out.insert(name, (!again).then_some(part));
+                }
+            }
+        }
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    for c in children {
+        split_parts(c, src, params, out);
+    }
+}
+
+/// What `sorted(xs, ...)`, `reversed(xs)`, `list(xs)`, `tuple(xs)`, `set(xs)`,
+/// `frozenset(xs)` or `iter(xs)` walks: `xs`, whose items they keep.
+fn items_kept<'t>(n: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if n.kind() != "call" {
+        return None;
+    }
+    let f = n.child_by_field_name("function")?;
+    let name = f.utf8_text(src.as_bytes()).ok()?;
+    if !matches!(
+        name,
+        "sorted" | "reversed" | "list" | "tuple" | "set" | "frozenset" | "iter"
+    ) {
+        return None;
+    }
+    let args = n.child_by_field_name("arguments")?;
+    let first = args.named_child(0)?;
+    (first.kind() != "keyword_argument").then(|| strip_parens(first))
+}
+
+/// A lambda given to `sorted`, `min`, `max` (as `key=`), `map` or `filter` (first) over a
+/// parameter: its one parameter names the items.
+fn lambda_items(
+    call: Node<'_>,
+    src: &str,
+    params: &BTreeSet<&str>,
+    out: &mut BTreeMap<String, String>,
+) {
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+    let Some(f) = call.child_by_field_name("function") else {
+        return;
+    };
+    let Some(arglist) = call.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = arglist.walk();
+    let args: Vec<Node<'_>> = arglist.named_children(&mut c).collect();
+    let (lambda, over) = match text(f).as_str() {
+        "sorted" | "min" | "max" => (
+            args.iter().find_map(|a| {
+                (a.kind() == "keyword_argument"
+                    && a.child_by_field_name("name")
+                        .is_some_and(|n| text(n) == "key"))
+                .then(|| a.child_by_field_name("value"))
+                .flatten()
+            }),
+            args.first().copied(),
+        ),
+        "map" | "filter" if args.len() == 2 => (args.first().copied(), args.get(1).copied()),
+        _ => return,
+    };
+    let (Some(lambda), Some(over)) = (lambda.map(strip_parens), over.map(strip_parens)) else {
+        return;
+    };
+    if lambda.kind() != "lambda"
+        || over.kind() != "identifier"
+        || !params.contains(text(over).as_str())
+    {
+        return;
+    }
+    let Some(ps) = lambda.child_by_field_name("parameters") else {
+        return;
+    };
+    let mut c = ps.walk();
+    let names: Vec<Node<'_>> = ps.named_children(&mut c).collect();
+    if let [one] = names.as_slice() {
+        let name = text(*one);
+        if one.kind() == "identifier" && !params.contains(name.as_str()) {
+            bind(out, name, format!("{}[]", text(over)));
+        }
+    }
+}
+
 fn bind(out: &mut BTreeMap<String, String>, name: String, key: String) {
     let ambiguous = out.get(&name).is_some_and(|k| *k != key);
     out.insert(name, if ambiguous { String::new() } else { key });
@@ -963,6 +1136,10 @@ struct Walk<'s, 'a> {
     bindings: &'s BTreeMap<String, String>,
     /// Parameters whose defaults are type names, with their kinds (`_str_type=(str, bytes)`).
     type_defaults: BTreeMap<String, Vec<Kind>>,
+    /// Local names bound to a part of a parameter's text ([`split_parts`]).
+    parts: BTreeMap<String, Part>,
+    /// Per split of a parameter's text, the constants each part is compared with.
+    part_equals: BTreeMap<(String, String, bool), BTreeMap<usize, Vec<String>>>,
     a: &'a mut Analysis,
 }
 
@@ -1649,6 +1826,71 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// The part of a parameter's text a node is: a name bound to one, or `p.split(S)[i]`.
+    fn part_at(&self, n: Node<'_>) -> Option<Part> {
+        let n = strip_parens(n);
+        if n.kind() == "identifier" {
+            return self.parts.get(self.text(n)).cloned();
+        }
+        if n.kind() != "subscript" {
+            return None;
+        }
+        let (param, sep, partition) = cut_of(
+            strip_parens(n.child_by_field_name("value")?),
+            self.src,
+            self.params,
+        )?;
+        let Some(PyVal::Int(i)) = value_of(n.child_by_field_name("subscript")?, self.src) else {
+            return None;
+        };
+        let index = usize::try_from(i).ok().filter(|&i| i < 8)?;
+        Some(Part {
+            param,
+            index,
+            sep,
+            partition,
+        })
+    }
+
+    /// The texts that make the compared parts what they are compared with: each compared
+    /// constant at its place, joined by the separator (`manylinux2014` and `x86_64`
+    /// compared with the parts of `arch.partition("_")` make `manylinux2014_x86_64`),
+    /// a filler word where a part is compared with nothing; at most [`EQUALS`] per split,
+    /// as values the parameter is compared with.
+    fn compose_parts(&mut self) {
+        let splits = std::mem::take(&mut self.part_equals);
+        for ((param, sep, partition), by_index) in splits {
+            let Some(&last) = by_index.keys().max() else {
+                continue;
+            };
+            let mut texts: Vec<String> = vec![String::new()];
+            for index in 0..=last {
+                if partition && index == 1 {
+                    continue;
+                }
+                let choices: Vec<String> = by_index
+                    .get(&index)
+                    .cloned()
+                    .unwrap_or_else(|| vec!["x".to_string()]);
+                let glue = if texts[0].is_empty() && index == 0 {
+                    ""
+                } else {
+                    sep.as_str()
+                };
+                texts = texts
+                    .iter()
+                    .flat_map(|t| choices.iter().map(move |c| format!("{t}{glue}{c}")))
+                    .take(EQUALS)
+                    .collect();
+            }
+            let e = self.ev(&param);
+            e.vote(Kind::Str, 3);
+            for t in texts {
+                e.equal_to(PyVal::Str(t));
+            }
+        }
+    }
+
     /// A parameter read as a mapping by the keys of a format (`fmt % p`,
     /// `fmt.format_map(p)`, `fmt.format(**p)`): each key a record's field, of the kind its
     /// conversion asks for (text when it takes anything).
@@ -1675,6 +1917,40 @@ impl Walk<'_, '_> {
         // `a < b` pairs in order, with the operator between them.
         for (i, pair) in operands.windows(2).enumerate() {
             let op = ops.get(i).map_or("", String::as_str);
+            // A part of a parameter's text compared with text constants.
+            if matches!(op, "==" | "!=" | "in" | "not") {
+                if let Some(part) = self.part_at(pair[0]) {
+                    let other = strip_parens(pair[1]);
+                    let values: Vec<String> = match value_of(other, self.src) {
+                        Some(PyVal::Str(v)) if matches!(op, "==" | "!=") => vec![v],
+                        Some(PyVal::Tuple(items) | PyVal::List(items) | PyVal::Set(items))
+                            if matches!(op, "in" | "not") =>
+                        {
+                            items
+                                .into_iter()
+                                .filter_map(|v| match v {
+                                    PyVal::Str(s) => Some(s),
+                                    _ => None,
+                                })
+                                .collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    if !values.is_empty() {
+                        let slot = self
+                            .part_equals
+                            .entry((part.param, part.sep, part.partition))
+                            .or_default()
+                            .entry(part.index)
+                            .or_default();
+                        for v in values {
+                            if slot.len() < 8 && !slot.contains(&v) {
+                                slot.push(v);
+                            }
+                        }
+                    }
+                }
+            }
             if matches!(op, "==" | "!=") {
                 if let (Some(a), Some(b)) = (self.param(pair[0]), self.param(pair[1])) {
                     if a != b && !a.contains(['.', '[']) && !b.contains(['.', '[']) {
@@ -1882,6 +2158,31 @@ mod tests {
         let a = analyze(src, &names).unwrap();
         assert_eq!(a.evidence["first"].ty(), None);
         assert_eq!(a.evidence["data"].ty(), None);
+    }
+
+    #[test]
+    fn parts_compared_with_constants_make_whole_texts() {
+        let a = analyze(
+            "def f(arch, name):\n    arches = [arch]\n    prefix, sep, suffix = arch.partition('_')\n    if prefix == 'manylinux2014':\n        if suffix in {'i686', 'x86_64'}:\n            arches.append(suffix)\n    elif prefix == 'manylinux2010':\n        pass\n    if name.split('.')[1] == 'py':\n        return 1\n    return arches\n",
+            &params(&["arch", "name"]),
+        )
+        .unwrap();
+        let strs = |v: &[&str]| {
+            v.iter()
+                .map(|s| PyVal::Str((*s).into()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            a.evidence["arch"].equals,
+            strs(&[
+                "manylinux2014_i686",
+                "manylinux2014_x86_64",
+                "manylinux2010_i686",
+                "manylinux2010_x86_64"
+            ])
+        );
+        assert_eq!(a.evidence["name"].equals, strs(&["x.py"]));
+        assert_eq!(a.evidence["arch"].ty(), Some(Ty::Str));
     }
 
     #[test]
@@ -2288,6 +2589,19 @@ mod tests {
         );
         assert_eq!(c.items("keys").and_then(Evidence::ty), Some(Ty::Str));
         assert_eq!(c.items("vals").and_then(Evidence::ty), Some(Ty::Int));
+        // `sorted(...)` keeps the items, and a key's lambda names one.
+        let d = analyze(
+            "def f(packages, base_url):\n    out = []\n    for package in sorted(packages, key=lambda p: p.archive_file):\n        out.append(package.simple_index_entry(base_url))\n    return out\n",
+            &params(&["packages", "base_url"]),
+        )
+        .unwrap();
+        assert_eq!(
+            d.ty_of("packages[]"),
+            Some(Ty::Object(vec![
+                ("archive_file".to_string(), Ty::Any),
+                ("simple_index_entry".to_string(), Ty::Callable),
+            ]))
+        );
     }
 
     #[test]
