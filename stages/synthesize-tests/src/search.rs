@@ -1177,7 +1177,14 @@ fn splice(input: &mut Input, r: usize) -> bool {
     same.retain(|x| std::mem::discriminant(&**x) == std::mem::discriminant(&v));
     if !same.is_empty() {
         let k = r / 13 % same.len();
-        *same.swap_remove(k) = v;
+        let slot = same.swap_remove(k);
+        // Text joins the other's now and then, before or after it, rather than replacing
+        // it: what `x.endswith(suffix)` and `needle in x` ask of two arguments.
+        *slot = match (std::mem::replace(slot, PyVal::None), v) {
+            (PyVal::Str(old), PyVal::Str(new)) if r / 5 % 3 == 1 => PyVal::Str(old + &new),
+            (PyVal::Str(old), PyVal::Str(new)) if r / 5 % 3 == 2 => PyVal::Str(new + &old),
+            (_, new) => new,
+        };
         return true;
     }
     match target {
@@ -1902,6 +1909,10 @@ mod tests {
             "\"abc\" [\"ab\", 4]",
             "\"abc\" [\"c\", 4]",
             "\"x\" [\"x\", 4]",
+            // Or joined to it, after or before (`x.endswith(suffix)`, `needle in x`).
+            "\"abc\" [\"xabc\", 4]",
+            "\"abc\" [\"abcx\", 4]",
+            "\"abcx\" [\"x\", 4]",
         ] {
             assert!(seen.contains(want), "{want} not in {seen:?}");
         }

@@ -1826,6 +1826,35 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// For `p[i] == "c"` (a parameter, a literal index from -4 to 3, a one-character
+    /// constant): the parameter and a text with `c` at `i` and one character more beyond.
+    fn char_at(&self, side: Node<'_>, other: Node<'_>) -> Option<(String, String)> {
+        let side = strip_parens(side);
+        if side.kind() != "subscript" {
+            return None;
+        }
+        let v = strip_parens(side.child_by_field_name("value")?);
+        let p = self.text(v).to_string();
+        if v.kind() != "identifier" || !self.params.contains(p.as_str()) {
+            return None;
+        }
+        let Some(PyVal::Int(i)) = value_of(side.child_by_field_name("subscript")?, self.src) else {
+            return None;
+        };
+        let Some(PyVal::Str(c)) = value_of(strip_parens(other), self.src) else {
+            return None;
+        };
+        if c.chars().count() != 1 || !(-4..=3).contains(&i) {
+            return None;
+        }
+        let text = if i >= 0 {
+            format!("{}{c}x", "x".repeat(i as usize))
+        } else {
+            format!("x{c}{}", "x".repeat((-i - 1) as usize))
+        };
+        Some((p, text))
+    }
+
     /// The part of a parameter's text a node is: a name bound to one, or `p.split(S)[i]`.
     fn part_at(&self, n: Node<'_>) -> Option<Part> {
         let n = strip_parens(n);
@@ -1917,6 +1946,14 @@ impl Walk<'_, '_> {
         // `a < b` pairs in order, with the operator between them.
         for (i, pair) in operands.windows(2).enumerate() {
             let op = ops.get(i).map_or("", String::as_str);
+            // `tag[0] == "h"`, `s[-1] == "/"`: text with that character there, and another
+            // after (before) it, is a value to draw.
+            if matches!(op, "==" | "!=") {
+                if let Some(t) = self.char_at(pair[0], pair[1]) {
+                    let (p, text) = t;
+                    self.ev(&p).equal_to(PyVal::Str(text));
+                }
+            }
             // A part of a parameter's text compared with text constants.
             if matches!(op, "==" | "!=" | "in" | "not") {
                 if let Some(part) = self.part_at(pair[0]) {
@@ -2182,6 +2219,12 @@ mod tests {
             ])
         );
         assert_eq!(a.evidence["name"].equals, strs(&["x.py"]));
+        let b = analyze(
+            "def hn(tag):\n    if tag[0] == 'h' and len(tag) == 2:\n        n = tag[1]\n        if '0' < n <= '9':\n            return int(n)\n    if tag[-1] == '/':\n        return -1\n    return 0\n",
+            &params(&["tag"]),
+        )
+        .unwrap();
+        assert_eq!(b.evidence["tag"].equals, strs(&["hx", "x/"]));
         assert_eq!(a.evidence["arch"].ty(), Some(Ty::Str));
     }
 
