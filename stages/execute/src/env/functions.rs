@@ -49,12 +49,7 @@ pub fn test_imports(files: &[&File]) -> BTreeSet<String> {
     let py: Vec<&File> = files
         .iter()
         .copied()
-        .filter(|f| {
-            f.status == FileStatus::Ok
-                && std::path::Path::new(&f.path)
-                    .extension()
-                    .is_some_and(|e| e == "py")
-        })
+        .filter(|f| f.status == FileStatus::Ok && super::sdist::is_py(&f.path))
         .collect();
     let mut own: BTreeSet<String> = BTreeSet::new();
     for f in &py {

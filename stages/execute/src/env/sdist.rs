@@ -22,7 +22,7 @@ use std::path::Path;
 use crawl::tree::{DataLimits, Limits};
 
 /// A Python file (`.py`, as the import system spells it: case matters).
-fn is_py(path: &str) -> bool {
+pub(crate) fn is_py(path: &str) -> bool {
     Path::new(path).extension().is_some_and(|e| e == "py")
 }
 
